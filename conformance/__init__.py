@@ -1,0 +1,1 @@
+"""The MRV2 index-mapping conformance properties, one module per contract family."""

@@ -1,0 +1,72 @@
+"""Independent restatements of SPEC rules, computed from plain inputs.
+
+They are written from the SPEC text, not from ``impl/``, so that a bug in the
+reference cannot hide behind the same bug in the oracle.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+
+def spec_order(num: Mapping[str, int], drafts: Mapping[str, Sequence[int]],
+               decode_query_len: int) -> list[str]:
+    """F1.1 by insertion: a request goes after every earlier one whose key is <= its own."""
+    def key(r: str) -> tuple[bool, bool, int]:
+        return (not drafts.get(r), num[r] != decode_query_len, num[r])
+
+    out: list[str] = []
+    for r in num:  # scheduler order; placing after equal keys keeps it stable
+        i = len(out)
+        while i > 0 and key(out[i - 1]) > key(r):
+            i -= 1
+        out.insert(i, r)
+    return out
+
+
+def query_start_loc(counts: Sequence[int]) -> np.ndarray:
+    return np.concatenate([[0], np.cumsum(np.asarray(counts, dtype=np.int64))])
+
+
+def logits_layout(counts: Sequence[int], num_drafts: Sequence[int]
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(logits_indices, cu_num_logits, local_pos): each request samples its last
+    1 + num_drafts positions."""
+    qsl = query_start_loc(counts)
+    indices, local = [], []
+    for i, k in enumerate(num_drafts):
+        end = int(qsl[i + 1])
+        indices += range(end - 1 - k, end)
+        local += range(k + 1)
+    cu = query_start_loc([k + 1 for k in num_drafts])
+    return np.array(indices, dtype=np.int64), cu, np.array(local, dtype=np.int64)
+
+
+def even_split(num_reqs: int, num_tokens: int) -> list[int]:
+    """F2: num_tokens // num_reqs each, +1 on the last num_tokens % num_reqs."""
+    base, extra = divmod(num_tokens, num_reqs)
+    return [base + (i >= num_reqs - extra) for i in range(num_reqs)]
+
+
+def pcp_rank_segments(counts: Sequence[int], computed: Sequence[int],
+                      prefilling: Sequence[bool], world_size: int,
+                      rank: int) -> list[tuple[int, int, int]]:
+    """F3 layout for one rank as (global row, start position in request, tokens)."""
+    segs = []
+    for g, q in enumerate(counts):
+        if q == 0:
+            continue
+        if prefilling[g]:
+            size = math.ceil(q / (2 * world_size))
+            for c in (rank, 2 * world_size - 1 - rank):
+                n = max(0, min(size, q - c * size))
+                if n:
+                    segs.append((g, computed[g] + c * size, n))
+        else:
+            segs.append((g, computed[g], q))
+    impure = [s for s in segs if not (prefilling[s[0]] and s[1] == 0)]
+    pure = [s for s in segs if prefilling[s[0]] and s[1] == 0]
+    return impure + pure

@@ -1,0 +1,63 @@
+"""The implementation under test: chosen by ``--target`` or ``MRV2_CONFORMANCE_TARGET``."""
+
+from __future__ import annotations
+
+import importlib
+import os
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+DEFAULT_TARGET = "impl"
+TARGET_ENV_VAR = "MRV2_CONFORMANCE_TARGET"
+
+
+# The names the suite calls on a target (README: "Testing your implementation").
+INTERFACE: tuple[str, ...] = (
+    "SlotTable",
+    "sort_batch_req_ids",
+    "gather_batch_req_state",
+    "async_copy_to_gpu",
+    "InputBuffers",
+    "prepare_inputs",
+    "make_dummy",
+    "build_pcp_layout",
+    "partition_batch",
+)
+
+
+class TargetImportError(Exception):
+    pass
+
+
+class Target:
+    """A target module; a missing interface name fails the test that needs it."""
+
+    def __init__(self, name: str, module: ModuleType) -> None:
+        self.name = name
+        self.module = module
+
+    def __getattr__(self, attr: str) -> Any:
+        try:
+            return getattr(self.module, attr)
+        except AttributeError:
+            if attr not in INTERFACE:
+                raise
+            pytest.fail(f"target {self.name} does not define {attr}", pytrace=False)
+
+    def __repr__(self) -> str:
+        return f"Target({self.name!r})"
+
+
+def target_name(option: str | None) -> str:
+    return option or os.environ.get(TARGET_ENV_VAR) or DEFAULT_TARGET
+
+
+def load_target(name: str) -> Target:
+    try:
+        module = importlib.import_module(name)
+    except Exception as exc:  # any import-time failure is the target's, not ours
+        raise TargetImportError(
+            f"cannot import conformance target {name!r}: {type(exc).__name__}: {exc}") from exc
+    return Target(name, module)

@@ -1,0 +1,114 @@
+"""Family `device_host`: every device tensor equals its host twin; gathers on the
+device equal gathers on the host; F1.4 copy semantics."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, note
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from conformance.assertions import (assert_device_tensor, assert_no_shared_memory,
+                                    assert_same_object, assert_values)
+from conformance.build import PREPARE_CALL, partition_all, partition_call, prepare, synchronize
+from conformance.fields import DEVICE_TWINS
+from conformance.state import TABLE_ARRAYS
+from strategies import batch_cases, pcp_cases
+
+pytestmark = pytest.mark.device_host
+
+
+def check_twins(call: str, batch, device: str) -> None:
+    """Each device tensor vs the host array it was made from: dtype
+    (torch.from_numpy's), shape and values."""
+    synchronize(device)
+    for dev_name, host_name in DEVICE_TWINS:
+        host = getattr(batch, host_name)
+        assert_device_tensor(call, dev_name, getattr(batch, dev_name),
+                             torch.from_numpy(np.asarray(host)).dtype, device, host.shape)
+        assert_values(call, f"{dev_name} vs its host twin {host_name}",
+                      getattr(batch, dev_name), host)
+    seq_lens_host = batch.num_computed_tokens_np + batch.num_scheduled_tokens
+    assert_values(call, "seq_lens vs num_computed_tokens_np + num_scheduled_tokens",
+                  batch.seq_lens, seq_lens_host)
+    qsl = np.asarray(batch.query_start_loc_np, dtype=np.int64)
+    cu = np.asarray(batch.cu_num_logits_np, dtype=np.int64)
+    per_req = np.diff(cu)
+    # Each request's logits are its last (logits count) tokens.
+    ends = np.repeat(qsl[1:], per_req)
+    local = np.arange(int(cu[-1])) - np.repeat(cu[:-1], per_req)
+    assert_values(call, "logits_indices vs query_start_loc_np/cu_num_logits_np",
+                  batch.logits_indices, ends - np.repeat(per_req, per_req) + local)
+    if batch.num_draft_tokens == 0:
+        assert_same_object(call, "expanded_idx_mapping", batch.expanded_idx_mapping,
+                           "idx_mapping", batch.idx_mapping)
+    else:
+        assert_values(call, "expanded_idx_mapping vs idx_mapping_np repeated per logit",
+                      batch.expanded_idx_mapping, np.repeat(batch.idx_mapping_np, per_req))
+
+
+@given(case=batch_cases())
+def test_prepare_inputs_device_twins(target, case, device):
+    check_twins(PREPARE_CALL, prepare(target, case, device)[2], device)
+
+
+@given(num_reqs=st.integers(1, 16), extra=st.integers(0, 64))
+def test_make_dummy_device_twins(target, device, num_reqs, extra):
+    call = f"make_dummy({num_reqs}, {num_reqs + extra}, buffers)"
+    note(f"buffers = t.InputBuffers({num_reqs}, {num_reqs + extra}, {device!r}); t.{call}")
+    buffers = target.InputBuffers(num_reqs, num_reqs + extra, device)
+    check_twins(call, target.make_dummy(num_reqs, num_reqs + extra, buffers), device)
+
+
+@given(case=pcp_cases())
+def test_partition_batch_device_twins(target, case, device):
+    _, outs = partition_all(target, case, device)
+    for rank, out in enumerate(outs):
+        check_twins(partition_call(case, rank), out, device)
+
+
+@given(case=batch_cases())
+def test_device_gathers_equal_host_gathers(target, case, device):
+    """Indexing the slot state with idx_mapping on the device (advanced indexing and
+    index_select) gives what idx_mapping_np gives on the host."""
+    table, _, out = prepare(target, case, device)
+    for name in TABLE_ARRAYS:
+        host = np.asarray(getattr(table, name))
+        on_device = torch.from_numpy(host).to(device)
+        expected = host[out.idx_mapping_np]
+        assert_values(PREPARE_CALL, f"{name}[idx_mapping] on {device} vs host",
+                      on_device[out.idx_mapping], expected)
+        assert_values(PREPARE_CALL, f"index_select({name}, idx_mapping) on {device} vs host",
+                      torch.index_select(on_device, 0, out.idx_mapping), expected)
+
+
+copy_sources = hnp.arrays(st.sampled_from([np.intp, np.int32, np.bool_]),
+                          hnp.array_shapes(max_dims=1, min_side=1, max_side=64))
+
+
+@given(x=copy_sources, as_tensor=st.booleans(), into_out=st.booleans())
+def test_async_copy_to_gpu_is_a_snapshot(target, device, x, as_tensor, into_out):
+    """Equal to x once synchronised, not aliasing it, returns out when given."""
+    src = torch.from_numpy(x.copy()) if as_tensor else x.copy()
+    call = (f"async_copy_to_gpu(x{' as a CPU tensor' if as_tensor else ''}, "
+            f"{'out=out' if into_out else f'device={device!r}'})")
+    note(f"x = np.array({x.tolist()!r}, dtype=np.{x.dtype})")
+    dtype = torch.from_numpy(x).dtype
+    out = torch.empty(x.shape, dtype=dtype, device=device) if into_out else None
+    result = (target.async_copy_to_gpu(src, out=out) if into_out
+              else target.async_copy_to_gpu(src, device=device))
+    if into_out:
+        assert_same_object(call, "result", result, "out", out)
+    synchronize(device)
+    assert_device_tensor(call, "result", result, dtype, device, x.shape)
+    assert_values(call, "result", result, x)
+    assert_no_shared_memory(call, "result", result, src)
+    # Overwrite the source: a snapshot does not follow it.
+    if isinstance(src, torch.Tensor):
+        src.copy_(torch.from_numpy(~x if x.dtype == np.bool_ else x + 1))
+    else:
+        src[...] = ~x if x.dtype == np.bool_ else x + 1
+    synchronize(device)
+    assert_values(call + " after writing to x", "result", result, x)

@@ -1,0 +1,221 @@
+"""Family `pcp`: F3 prefill context parallel partition - layout, order, coverage,
+hidden-state restore round trip, placeholder ranks, capacity and argument errors."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import event, given, note
+from hypothesis import strategies as st
+
+from conformance import oracle
+from conformance.assertions import assert_equal, assert_values
+from conformance.build import (local_buffers, partition_all, partition_call, prepare,
+                               synchronize)
+from conformance.state import assert_buffers_unchanged, snapshot_buffers
+from strategies import BatchCase, PcpCase, SlotHistory, batch_cases, pcp_cases
+
+pytestmark = pytest.mark.pcp
+
+
+def local_tokens(global_batch, out) -> list[tuple[int, int]]:
+    """(global row, position in request) of every local token, in local order."""
+    tokens = []
+    for row, g in enumerate(np.asarray(out.local_to_global_batch_req_idx_np).tolist()):
+        start = int(out.num_computed_tokens_np[row])
+        tokens += [(g, start + j) for j in range(int(out.num_scheduled_tokens[row]))]
+    return tokens
+
+
+def expected_segments(global_batch, world_size: int, rank: int) -> list[tuple[int, int, int]]:
+    return oracle.pcp_rank_segments(
+        global_batch.num_scheduled_tokens.tolist(), global_batch.num_computed_tokens_np.tolist(),
+        global_batch.is_prefilling_np.tolist(), world_size, rank)
+
+
+@given(case=pcp_cases())
+def test_partition_layout_matches_head_tail_pairing(target, case, device):
+    """Each rank's rows are exactly the F3 segments: chunks r and 2W-1-r of every
+    prefill, every decode whole, empty chunks dropped, pure prefills last."""
+    global_batch, outs = partition_all(target, case, device)
+    for rank, out in enumerate(outs):
+        call = partition_call(case, rank)
+        segs = expected_segments(global_batch, case.world_size, rank)
+        if not segs:
+            continue  # placeholder: its own property
+        g = [s[0] for s in segs]
+        assert_values(call, "local_to_global_batch_req_idx_np",
+                      out.local_to_global_batch_req_idx_np, g)
+        assert_values(call, "num_computed_tokens_np (segment start positions)",
+                      out.num_computed_tokens_np, [s[1] for s in segs])
+        assert_values(call, "num_scheduled_tokens", out.num_scheduled_tokens,
+                      [s[2] for s in segs])
+        assert_equal(call, "req_ids", list(out.req_ids), [global_batch.req_ids[i] for i in g])
+
+
+@given(case=pcp_cases())
+def test_partition_order_is_batch_order_then_pure_prefills_last(target, case, device):
+    """Stable: segments that are not pure prefills keep global (row, position) order,
+    then pure prefills (start position 0) in the same order."""
+    global_batch, outs = partition_all(target, case, device)
+    for rank, out in enumerate(outs):
+        if out.num_tokens == 0:
+            continue
+        call = partition_call(case, rank)
+        rows = np.asarray(out.local_to_global_batch_req_idx_np).tolist()
+        starts = out.num_computed_tokens_np.tolist()
+        pure = [bool(global_batch.is_prefilling_np[g]) and s == 0 for g, s in zip(rows, starts)]
+        keys = [(p, g, s) for p, g, s in zip(pure, rows, starts)]
+        assert keys == sorted(keys), (
+            f"{call}: local rows are not (impure before pure prefill, then global row, then "
+            f"position) ordered: (pure, row, start) = {keys}")
+
+
+@given(case=pcp_cases())
+def test_partition_covers_every_token(target, case, device):
+    """All ranks together: each prefill token exactly once, each decode on every rank."""
+    global_batch, outs = partition_all(target, case, device)
+    per_rank = [Counter(local_tokens(global_batch, out)) for out in outs]
+    total = sum(per_rank, Counter())
+    for g, q in enumerate(global_batch.num_scheduled_tokens.tolist()):
+        start = int(global_batch.num_computed_tokens_np[g])
+        for pos in range(start, start + q):
+            if global_batch.is_prefilling_np[g]:
+                assert total[(g, pos)] == 1, (
+                    f"partition_batch over {case.world_size} ranks: prefill token {pos} of "
+                    f"row {g} ({global_batch.req_ids[g]!r}) is on {total[(g, pos)]} ranks, "
+                    f"expected exactly 1")
+            else:
+                missing = [r for r, c in enumerate(per_rank) if c[(g, pos)] != 1]
+                assert not missing, (
+                    f"partition_batch over {case.world_size} ranks: decode token {pos} of "
+                    f"row {g} ({global_batch.req_ids[g]!r}) is not once on ranks {missing}")
+    extra = set(total) - {(g, p) for g, q in enumerate(global_batch.num_scheduled_tokens.tolist())
+                          for p in range(int(global_batch.num_computed_tokens_np[g]),
+                                         int(global_batch.num_computed_tokens_np[g]) + q)}
+    assert not extra, f"partition_batch: tokens that are in no request: {sorted(extra)[:5]}"
+
+
+@given(case=pcp_cases())
+def test_hidden_restore_idx_round_trip(target, case, device):
+    """Per-rank outputs, padded to num_tokens_after_padding and all-gathered, indexed by
+    hidden_restore_idx give back the global token order."""
+    global_batch, outs = partition_all(target, case, device)
+    layout = target.build_pcp_layout(global_batch, case.world_size)
+    restore = np.asarray(layout.hidden_restore_idx)
+    qsl = global_batch.query_start_loc_np
+    gathered = []
+    for out in outs:
+        flat = [int(qsl[g]) + pos - int(global_batch.num_computed_tokens_np[g])
+                for g, pos in local_tokens(global_batch, out)]
+        gathered += flat + [-1] * (out.num_tokens_after_padding - len(flat))
+    gathered = np.array(gathered, dtype=np.int64)
+    call = f"build_pcp_layout(global_batch, {case.world_size}).hidden_restore_idx"
+    assert restore.shape == (global_batch.num_tokens,), (
+        f"{call}: shape {restore.shape}, expected ({global_batch.num_tokens},)")
+    assert np.issubdtype(restore.dtype, np.integer), f"{call}: dtype {restore.dtype}"
+    assert ((0 <= restore) & (restore < len(gathered))).all(), (
+        f"{call}: indices outside the {len(gathered)} gathered rows: {restore}")
+    assert_values(call, "all_gathered[hidden_restore_idx]", gathered[restore],
+                  np.arange(global_batch.num_tokens))
+
+
+@given(case=pcp_cases())
+def test_partition_local_fields(target, case, device):
+    """Local counts, padding, gathered mapping and state, query_start_loc, logits."""
+    global_batch, outs = partition_all(target, case, device)
+    synchronize(device)
+    padded = max(out.num_tokens for out in outs)
+    for rank, out in enumerate(outs):
+        call = partition_call(case, rank)
+        l2g = np.asarray(out.local_to_global_batch_req_idx_np)
+        assert ((0 <= l2g) & (l2g < global_batch.num_reqs)).all(), (
+            f"{call}: local_to_global_batch_req_idx_np {l2g} outside [0, {global_batch.num_reqs})")
+        assert_equal(call, "num_tokens", out.num_tokens, int(out.num_scheduled_tokens.sum()))
+        assert_equal(call, "num_tokens_after_padding (max over ranks)",
+                     out.num_tokens_after_padding, padded)
+        assert_values(call, "idx_mapping_np", out.idx_mapping_np, global_batch.idx_mapping_np[l2g])
+        assert_values(call, "idx_mapping", out.idx_mapping, global_batch.idx_mapping_np[l2g])
+        assert_values(call, "prefill_len_np", out.prefill_len_np, global_batch.prefill_len_np[l2g])
+        qsl = oracle.query_start_loc(out.num_scheduled_tokens.tolist())
+        assert_values(call, "query_start_loc_np", out.query_start_loc_np, qsl)
+        assert_values(call, "seq_lens", out.seq_lens,
+                      out.num_computed_tokens_np + out.num_scheduled_tokens)
+        if out.num_tokens:
+            assert_values(call, "logits_indices", out.logits_indices, qsl[1:] - 1)
+            assert_values(call, "cu_num_logits_np", out.cu_num_logits_np,
+                          np.arange(out.num_reqs + 1))
+
+
+@st.composite
+def placeholder_cases(draw) -> PcpCase:
+    """Only short fresh prefills (q < W): rank W-1's chunks W-1 and W are empty."""
+    world_size = draw(st.integers(2, 8), label="pcp_world_size")
+    lens = draw(st.lists(st.integers(1, world_size - 1), min_size=1, max_size=4), label="q")
+    ids = [f"req-{i}" for i in range(len(lens))]
+    ops = [("add", r, q, 0) for r, q in zip(ids, lens)]
+    hist = SlotHistory(len(lens), ops, {r: (q, 0) for r, q in zip(ids, lens)})
+    case = BatchCase(hist, dict(zip(ids, lens)), {}, 1, "prefill", sum(lens))
+    return PcpCase(case, world_size)
+
+
+@given(case=placeholder_cases())
+def test_rank_without_segments_gets_one_placeholder_row(target, case, device):
+    _, outs = partition_all(target, case, device)
+    synchronize(device)
+    rank = case.world_size - 1
+    out, call = outs[rank], partition_call(case, rank)
+    assert_equal(call, "num_reqs (one placeholder row)", out.num_reqs, 1)
+    assert_equal(call, "num_tokens", out.num_tokens, 0)
+    assert_values(call, "num_scheduled_tokens", out.num_scheduled_tokens, [0])
+    assert_values(call, "query_start_loc_np", out.query_start_loc_np, [0, 0])
+    assert_values(call, "cu_num_logits_np (no logits)", out.cu_num_logits_np, [0, 0])
+    assert_values(call, "logits_indices (no logits)", out.logits_indices,
+                  np.zeros(0, dtype=np.int64))
+
+
+@given(case=pcp_cases(), data=st.data())
+def test_capacity_errors_name_both_numbers(target, case, device, data):
+    """Too many local rows or padded tokens for the buffers: RuntimeError naming the
+    needed and the available number; the buffers are left as they were."""
+    rank = data.draw(st.integers(0, case.world_size - 1), label="pcp_rank")
+    global_batch, outs = partition_all(target, case, device)
+    need_reqs, need_tokens = outs[rank].num_reqs, outs[rank].num_tokens_after_padding
+    bc = case.batch_case
+    for max_reqs, max_tokens, need, have in (
+            (need_reqs - 1, bc.max_num_tokens, need_reqs, need_reqs - 1),
+            (2 * bc.max_num_reqs, need_tokens - 1, need_tokens, need_tokens - 1)):
+        if have < 1:
+            continue
+        call = (f"partition_batch(global_batch, {case.world_size}, {rank}, "
+                f"InputBuffers({max_reqs}, {max_tokens}))")
+        buffers = target.InputBuffers(max_reqs, max_tokens, device)
+        before = snapshot_buffers(buffers)
+        with pytest.raises(RuntimeError) as info:
+            target.partition_batch(global_batch, case.world_size, rank, buffers)
+        msg = str(info.value)
+        assert str(need) in msg and str(have) in msg, (
+            f"{call}: the RuntimeError does not name {need} (needed) and {have} "
+            f"(available): {msg!r}")
+        assert_buffers_unchanged(call, before, buffers)
+        event("capacity error checked")
+
+
+@given(case=batch_cases(kinds=("spec_decode",)), world_size=st.integers(1, 4))
+def test_partition_rejects_drafts_and_bad_ranks(target, device, case, world_size):
+    table, buffers, global_batch = prepare(target, case, device)
+    call = f"partition_batch(global_batch, {world_size}, 0, buffers)"
+    if global_batch.num_draft_tokens:
+        with pytest.raises(NotImplementedError):
+            target.partition_batch(global_batch, world_size, 0, buffers)
+    nodraft = BatchCase(case.history, case.num_scheduled_tokens, {}, case.decode_query_len,
+                        "no drafts", case.max_num_tokens)
+    plain = prepare(target, nodraft, device, record=False)[2]
+    big = target.InputBuffers(2 * case.max_num_reqs, case.max_num_tokens, device)
+    for bad_world, bad_rank in ((0, 0), (world_size, world_size), (world_size, -1)):
+        call = f"partition_batch(global_batch, {bad_world}, {bad_rank}, buffers)"
+        with pytest.raises(ValueError, match=str(bad_rank if bad_world else bad_world)):
+            target.partition_batch(plain, bad_world, bad_rank, big)
+            raise AssertionError(f"{call} returned normally")

@@ -1,0 +1,131 @@
+"""Suite-wide configuration: target selection, devices, Hypothesis profiles,
+markers, the report header and the per-family summary."""
+
+from __future__ import annotations
+
+import os
+import platform
+from collections import Counter, defaultdict
+
+import hypothesis
+import numpy as np
+import pytest
+import torch
+from hypothesis import HealthCheck, settings
+
+from conformance.families import FAMILIES
+from conformance.target import Target, TargetImportError, load_target, target_name
+
+DEVICE_ENV_VAR = "MRV2_CONFORMANCE_DEVICE"
+
+# deadline=None everywhere: the first call of a torch op is slow, and speed is
+# measured in bench/, never in tests.
+settings.register_profile("dev", deadline=None)
+settings.register_profile(
+    "ci", deadline=None, derandomize=True, database=None, print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("thorough", deadline=None, max_examples=1000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+TARGET_KEY = pytest.StashKey[Target]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("mrv2-conformance")
+    group.addoption("--target", default=None,
+                    help="module implementing the target interface "
+                         "(default: $MRV2_CONFORMANCE_TARGET or 'impl', the reference)")
+    group.addoption("--device-type", default=None,
+                    help="accelerator device type tested besides cpu, e.g. cuda or xpu "
+                         f"(default: ${DEVICE_ENV_VAR} or 'cuda')")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for name, doc in FAMILIES.items():
+        config.addinivalue_line("markers", f"{name}: contract family - {doc}")
+    config.addinivalue_line("markers", "gpu: runs on an accelerator device")
+    try:
+        config.stash[TARGET_KEY] = load_target(target_name(config.getoption("--target")))
+    except TargetImportError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+def _device_type(config: pytest.Config) -> str:
+    return config.getoption("--device-type") or os.environ.get(DEVICE_ENV_VAR) or "cuda"
+
+
+def accelerator_devices(device_type: str) -> list[str]:
+    backend = getattr(torch, device_type, None)
+    if backend is None or not hasattr(backend, "is_available") or not backend.is_available():
+        return []
+    return [f"{device_type}:{i}" for i in range(backend.device_count())]
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Device-generic tests: ``cpu`` always, each visible accelerator under ``gpu``."""
+    if "device" not in metafunc.fixturenames:
+        return
+    device_type = _device_type(metafunc.config)
+    params = [pytest.param("cpu", id="cpu")]
+    found = accelerator_devices(device_type)
+    params += [pytest.param(d, id=d, marks=pytest.mark.gpu) for d in found]
+    if not found:
+        params.append(pytest.param(device_type, id=device_type, marks=[
+            pytest.mark.gpu,
+            pytest.mark.skip(reason=f"no {device_type} device visible to torch "
+                                    f"{torch.__version__}")]))
+    metafunc.parametrize("device", params)
+
+
+@pytest.fixture(scope="session")
+def target(pytestconfig: pytest.Config) -> Target:
+    return pytestconfig.stash[TARGET_KEY]
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    tgt = config.stash[TARGET_KEY]
+    device_type = _device_type(config)
+    devices = ["cpu", *accelerator_devices(device_type)]
+    seed = config.getoption("hypothesis_seed", None)
+    return [
+        f"mrv2-conformance target: {tgt.name} ({getattr(tgt.module, '__file__', '?')})",
+        f"versions: python {platform.python_version()}, numpy {np.__version__}, "
+        f"torch {torch.__version__}, hypothesis {hypothesis.__version__}",
+        f"devices: {', '.join(devices)} (accelerator type {device_type!r})",
+        f"hypothesis profile: {settings.get_current_profile_name()}, "
+        f"seed: {seed if seed is not None else 'random' if not settings().derandomize else 'derandomized'}",
+    ]
+
+
+def _family(report: pytest.TestReport) -> str | None:
+    return next((f for f in FAMILIES if f in report.keywords), None)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    family = _family(report)
+    if family is None:
+        return
+    # One outcome per test: the call, or the setup when it failed or skipped.
+    if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
+        outcome = "xfailed" if hasattr(report, "wasxfail") and report.skipped else report.outcome
+        _tally[family][outcome] += 1
+
+
+_tally: dict[str, Counter] = defaultdict(Counter)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    if not _tally:
+        return
+    tr = terminalreporter
+    tr.section(f"conformance of {config.stash[TARGET_KEY].name} by contract family")
+    cols = ("passed", "failed", "skipped", "xfailed")
+    tr.write_line(f"{'family':<14}" + "".join(f"{c:>9}" for c in cols) + "  verdict")
+    for family in FAMILIES:
+        counts = _tally.get(family)
+        if not counts:
+            continue
+        verdict = "NON-CONFORMING" if counts["failed"] else (
+            "conforms" if counts["passed"] else "not checked")
+        tr.write_line(f"{family:<14}" + "".join(f"{counts[c]:>9}" for c in cols)
+                      + f"  {verdict}")

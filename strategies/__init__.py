@@ -1,0 +1,21 @@
+"""Hypothesis strategies for scheduler batches, slot tables and PCP worlds.
+
+Every strategy yields a *case*: plain data (ints, strings, dicts, op lists) that
+rebuilds the input on any target and prints as a copy-paste reproduction.
+"""
+
+from strategies.batches import BatchCase, batch_cases, missing_id_cases
+from strategies.ids import request_ids
+from strategies.pcp import PcpCase, pcp_cases
+from strategies.slot_tables import SlotHistory, slot_histories
+
+__all__ = [
+    "BatchCase",
+    "PcpCase",
+    "SlotHistory",
+    "batch_cases",
+    "missing_id_cases",
+    "pcp_cases",
+    "request_ids",
+    "slot_histories",
+]

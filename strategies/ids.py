@@ -1,0 +1,18 @@
+"""Request ids: realistic ``cmpl-<hex>-<n>`` ids and arbitrary unicode text."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+realistic_ids = st.builds(
+    lambda h, n: f"cmpl-{h:032x}-{n}",
+    st.integers(0, 2**128 - 1), st.integers(0, 3))
+
+# Any text at all, including "", surrogate-free unicode, whitespace and digits:
+# upstream only ever hashes ids, so the contract must hold for every str.
+arbitrary_ids = st.text(max_size=12)
+
+
+def request_ids() -> st.SearchStrategy[str]:
+    # Arbitrary first so shrinking heads for "" / "0", the shortest readable ids.
+    return st.one_of(arbitrary_ids, realistic_ids)
