@@ -76,7 +76,7 @@ def assert_values(call: str, field: str, actual: Any, expected: Any) -> None:
         where = i[0] if len(i) == 1 else i
         raise AssertionError(
             f"{call}: {field} differs at index {where} ({len(diff)} of {a.size} differ): "
-            f"got {a[i]!r}, expected {e[i]!r}\n"
+            f"got {a[i].item()!r}, expected {e[i].item()!r}\n"
             f"  actual:   {np.array2string(a, threshold=20)}\n"
             f"  expected: {np.array2string(e, threshold=20)}")
 

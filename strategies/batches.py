@@ -9,7 +9,7 @@ from hypothesis import event
 from hypothesis import strategies as st
 
 from impl.scheduler import SchedulerBatch
-from strategies.ids import request_ids
+from strategies.ids import draw_fresh_id
 from strategies.slot_tables import SlotHistory, slot_histories
 
 BATCH_KINDS = ("decode", "prefill", "mixed", "spec_decode")
@@ -86,7 +86,7 @@ def batch_cases(draw: st.DrawFn, kinds: tuple[str, ...] = BATCH_KINDS,
             num[req_id] = 1
     if num_spec and draw(st.booleans(), label="foreign_draft_entry"):
         # Draft entries for ids outside the batch must be ignored.
-        drafts[draw(request_ids().filter(lambda r: r not in num))] = [7]
+        drafts[draw_fresh_id(draw, num, label="foreign_draft_id")] = [7]
     total = sum(num.values())
     case = BatchCase(hist, num, drafts, decode_query_len, kind,
                      max_num_tokens=total + draw(st.integers(0, 8), label="spare_tokens"))
@@ -107,9 +107,8 @@ def missing_id_cases(draw: st.DrawFn) -> BatchCase:
         missing = draw(st.sampled_from(candidates))
         event("missing id: removed earlier")
     else:
-        missing = draw(request_ids().filter(
-            lambda r: r not in case.history.live and r not in case.num_scheduled_tokens),
-            label="missing_id")
+        missing = draw_fresh_id(draw, {*case.history.live, *case.num_scheduled_tokens},
+                                label="missing_id")
         event("missing id: never added")
     items = list(case.num_scheduled_tokens.items())
     pos = draw(st.integers(0, len(items)), label="missing_position")

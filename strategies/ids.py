@@ -13,6 +13,19 @@ realistic_ids = st.builds(
 arbitrary_ids = st.text(max_size=12)
 
 
+# Arbitrary first so shrinking heads for "" / "0", the shortest readable ids.
+_REQUEST_IDS = st.one_of(arbitrary_ids, realistic_ids)
+
+
 def request_ids() -> st.SearchStrategy[str]:
-    # Arbitrary first so shrinking heads for "" / "0", the shortest readable ids.
-    return st.one_of(arbitrary_ids, realistic_ids)
+    return _REQUEST_IDS
+
+
+def draw_fresh_id(draw: st.DrawFn, taken: set[str] | dict[str, object],
+                  label: str = "req_id") -> str:
+    """A request id not in ``taken``. Made unique by suffixing rather than by
+    ``.filter``, which would reject and redraw (slow, and shrinks worse)."""
+    req_id = draw(_REQUEST_IDS, label=label)
+    while req_id in taken:
+        req_id += "'"
+    return req_id

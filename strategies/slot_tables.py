@@ -7,7 +7,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from strategies.ids import request_ids
+from strategies.ids import draw_fresh_id
 
 # (op, req_id, prefill_len, num_computed_tokens); remove ops carry zeros.
 Op = tuple[str, str, int, int]
@@ -40,6 +40,11 @@ class SlotHistory:
         return lines
 
 
+_PREFILL_LEN = st.integers(1, 96)
+_OFFSET = st.integers(0, 64)
+_BOOL = st.booleans()
+
+
 @st.composite
 def slot_histories(draw: st.DrawFn, *, max_num_reqs: int | None = None,
                    state: str = "any", min_live: int = 1,
@@ -55,24 +60,27 @@ def slot_histories(draw: st.DrawFn, *, max_num_reqs: int | None = None,
     used: set[str] = set()
 
     def add() -> None:
-        req_id = draw(request_ids().filter(lambda r: r not in used), label="req_id")
+        req_id = draw_fresh_id(draw, used)
         used.add(req_id)
-        prefill_len = draw(st.integers(1, 96), label="prefill_len")
+        prefill_len = draw(_PREFILL_LEN, label="prefill_len")
+        # Computed tokens as an offset from a state boundary: cheap to draw, and
+        # shrinks to the boundary (a fresh prefill, or a just-finished prompt).
         if state == "prefill":
-            computed = draw(st.integers(0, prefill_len - 1))
+            computed = min(draw(_OFFSET, label="computed"), prefill_len - 1)
         elif state == "decode":
-            computed = draw(st.integers(prefill_len, prefill_len + 64))
+            computed = prefill_len + draw(_OFFSET, label="decode_steps")
         else:
-            computed = draw(st.integers(0, prefill_len + 64))
+            computed = draw(_OFFSET, label="computed")
         hist.ops.append(("add", req_id, prefill_len, computed))
         hist.live[req_id] = (prefill_len, computed)
 
-    # Start with the minimum live set so the simplest example is "just add".
-    for _ in range(min_live):
+    # An initial fill (up to a full table), then a random add/remove tail. The
+    # simplest example is "add min_live requests".
+    for _ in range(draw(st.integers(min_live, max_num_reqs), label="initial_adds")):
         add()
     for _ in range(draw(st.integers(0, max_len), label="extra_ops")):
         full = len(hist.live) >= max_num_reqs
-        if hist.live and (full or draw(st.booleans())):
+        if hist.live and (full or draw(_BOOL)):
             victim = draw(st.sampled_from(sorted(hist.live)))
             if len(hist.live) <= min_live:
                 continue
