@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import os
 import platform
+import time
 from collections import Counter, defaultdict
 
 import hypothesis
 import numpy as np
 import pytest
 import torch
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 from conformance.families import FAMILIES
 from conformance.target import Target, TargetImportError, load_target, target_name
@@ -25,6 +26,10 @@ settings.register_profile(
     "ci", deadline=None, derandomize=True, database=None, print_blob=True,
     suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("thorough", deadline=None, max_examples=1000)
+# The negative controls' budget: the ci profile without shrinking (a kill needs one
+# falsifying example, not the smallest one).
+settings.register_profile("kill", parent=settings.get_profile("ci"),
+                          phases=[Phase.explicit, Phase.reuse, Phase.generate])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 TARGET_KEY = pytest.StashKey[Target]()
@@ -44,6 +49,8 @@ def pytest_configure(config: pytest.Config) -> None:
     for name, doc in FAMILIES.items():
         config.addinivalue_line("markers", f"{name}: contract family - {doc}")
     config.addinivalue_line("markers", "gpu: runs on an accelerator device")
+    config.addinivalue_line("markers", "negative_controls: runs the suite against every "
+                            "mutant (minutes); deselect with -m 'not negative_controls'")
     try:
         config.stash[TARGET_KEY] = load_target(target_name(config.getoption("--target")))
     except TargetImportError as exc:
@@ -112,9 +119,14 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 
 _tally: dict[str, Counter] = defaultdict(Counter)
+_session_start = time.time()
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    kill_matrix = config.rootpath / "reports" / "kill-matrix.txt"
+    if kill_matrix.exists() and kill_matrix.stat().st_mtime >= _session_start:
+        terminalreporter.section("negative controls: kill matrix (mutant x family)")
+        terminalreporter.write(kill_matrix.read_text())
     if not _tally:
         return
     tr = terminalreporter

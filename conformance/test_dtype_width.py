@@ -22,7 +22,7 @@ GATHER_CALL = "gather_batch_req_state(batch, table, decode_query_len)"
 
 @given(case=batch_cases())
 def test_gather_dtypes(target, case):
-    note(case.snippet(target.name, "cpu", f"out = t.{GATHER_CALL}"))
+    note("Reproduce with:\n" + case.snippet(target.name, "cpu", f"out = t.{GATHER_CALL}"))
     out = target.gather_batch_req_state(case.batch(), case.build_table(target),
                                         case.decode_query_len)
     n = (len(case.num_scheduled_tokens),)

@@ -11,7 +11,7 @@ from hypothesis import given, note
 from conformance import oracle
 from conformance.assertions import assert_equal, assert_values
 from conformance.build import PREPARE_CALL, prepare, synchronize
-from strategies import batch_cases
+from strategies import batch_cases, sort_cases
 
 pytestmark = pytest.mark.ordering
 
@@ -19,25 +19,23 @@ SORT_CALL = "sort_batch_req_ids(num_tokens_per_req, draft_tokens, decode_query_l
 GATHER_CALL = "gather_batch_req_state(batch, table, decode_query_len)"
 
 
-@given(case=batch_cases())
+@given(case=sort_cases())
 def test_sort_batch_req_ids_spec_order(target, case):
     """A permutation of the batch's ids, in F1.1 order, stable on ties."""
-    note(case.snippet(target.name, "cpu", "t.sort_batch_req_ids(batch.num_scheduled_tokens, "
-                      "batch.scheduled_spec_decode_tokens, decode_query_len)"))
-    batch = case.batch()
-    got = target.sort_batch_req_ids(batch.num_scheduled_tokens,
-                                    batch.scheduled_spec_decode_tokens, case.decode_query_len)
-    expected = oracle.spec_order(case.num_scheduled_tokens, case.draft_tokens,
-                                 case.decode_query_len)
-    got = list(got)
+    note("Reproduce with:\n" + case.snippet(target.name))
+    num, drafts = case.num_tokens_per_req, case.draft_tokens
+    got = list(target.sort_batch_req_ids(dict(num), copy.deepcopy(drafts),
+                                         case.decode_query_len))
+    expected = oracle.spec_order(num, drafts, case.decode_query_len)
     assert sorted(got) == sorted(expected), (
         f"{SORT_CALL}: not a permutation of the batch's ids: missing "
         f"{sorted(set(expected) - set(got))!r}, extra {sorted(set(got) - set(expected))!r}")
+
+    def key(r):
+        return (not drafts.get(r), num[r] != case.decode_query_len, num[r])
+
     for i, (g, e) in enumerate(zip(got, expected)):
         if g != e:
-            def key(r):
-                n = case.num_scheduled_tokens[r]
-                return (not case.draft_tokens.get(r), n != case.decode_query_len, n)
             raise AssertionError(
                 f"{SORT_CALL}: position {i} is {g!r} (key {key(g)}), expected {e!r} "
                 f"(key {key(e)}); key = (no drafts, not a uniform decode, tokens), ties in "
@@ -47,8 +45,9 @@ def test_sort_batch_req_ids_spec_order(target, case):
 @given(case=batch_cases(kinds=("spec_decode",)))
 def test_sort_batch_req_ids_is_pure(target, case):
     """Reads only its arguments, changes none, ignores drafts of ids not in the batch."""
-    note(case.snippet(target.name, "cpu", "t.sort_batch_req_ids(batch.num_scheduled_tokens, "
-                      "batch.scheduled_spec_decode_tokens, decode_query_len)"))
+    note("Reproduce with:\n" + case.snippet(
+        target.name, "cpu", "t.sort_batch_req_ids(batch.num_scheduled_tokens, "
+        "batch.scheduled_spec_decode_tokens, decode_query_len)"))
     num, drafts = dict(case.num_scheduled_tokens), copy.deepcopy(case.draft_tokens)
     got = list(target.sort_batch_req_ids(num, drafts, case.decode_query_len))
     assert_equal(SORT_CALL, "num_tokens_per_req after the call", num, case.num_scheduled_tokens)
@@ -61,7 +60,7 @@ def test_sort_batch_req_ids_is_pure(target, case):
 @given(case=batch_cases())
 def test_gather_values(target, case):
     """F1.2: batch order, counts, slots and slot state gathered at those slots."""
-    note(case.snippet(target.name, "cpu", f"out = t.{GATHER_CALL}"))
+    note("Reproduce with:\n" + case.snippet(target.name, "cpu", f"out = t.{GATHER_CALL}"))
     table = case.build_table(target)
     out = target.gather_batch_req_state(case.batch(), table, case.decode_query_len)
     order = oracle.spec_order(case.num_scheduled_tokens, case.draft_tokens,

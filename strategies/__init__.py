@@ -4,7 +4,7 @@ Every strategy yields a *case*: plain data (ints, strings, dicts, op lists) that
 rebuilds the input on any target and prints as a copy-paste reproduction.
 """
 
-from strategies.batches import BatchCase, batch_cases, missing_id_cases
+from strategies.batches import BatchCase, SortCase, batch_cases, missing_id_cases, sort_cases
 from strategies.ids import request_ids
 from strategies.pcp import PcpCase, pcp_cases
 from strategies.slot_tables import SlotHistory, slot_histories
@@ -13,9 +13,11 @@ __all__ = [
     "BatchCase",
     "PcpCase",
     "SlotHistory",
+    "SortCase",
     "batch_cases",
     "missing_id_cases",
     "pcp_cases",
     "request_ids",
     "slot_histories",
+    "sort_cases",
 ]

@@ -9,10 +9,11 @@ from hypothesis import event
 from hypothesis import strategies as st
 
 from impl.scheduler import SchedulerBatch
-from strategies.ids import draw_fresh_id
+from strategies.ids import draw_fresh_id, request_ids
 from strategies.slot_tables import SlotHistory, slot_histories
 
 BATCH_KINDS = ("decode", "prefill", "mixed", "spec_decode")
+_BOOL = st.booleans()
 _STATE_FOR_KIND = {"decode": "decode", "prefill": "prefill", "mixed": "any",
                    "spec_decode": "any"}
 
@@ -118,3 +119,33 @@ def missing_id_cases(draw: st.DrawFn) -> BatchCase:
     case.max_num_tokens = case.num_tokens + 8
     case.missing_id = missing
     return case
+
+
+@dataclass
+class SortCase:
+    """Arguments of sort_batch_req_ids alone: no slot table needed, so the search
+    is dense in the shapes that distinguish orders (ties, partial drafts)."""
+
+    num_tokens_per_req: dict[str, int]
+    draft_tokens: dict[str, list[int]]
+    decode_query_len: int
+
+    def snippet(self, target_name: str) -> str:
+        return (f"import importlib\nt = importlib.import_module({target_name!r})\n"
+                f"t.sort_batch_req_ids({self.num_tokens_per_req!r}, {self.draft_tokens!r}, "
+                f"{self.decode_query_len})")
+
+
+@st.composite
+def sort_cases(draw: st.DrawFn) -> SortCase:
+    decode_query_len = draw(st.integers(1, 4), label="decode_query_len")
+    ids = draw(st.lists(request_ids(), min_size=1, max_size=10, unique=True), label="req_ids")
+    num: dict[str, int] = {}
+    drafts: dict[str, list[int]] = {}
+    for req_id in ids:
+        # Small counts make ties and uniform decodes (num == decode_query_len) common.
+        num[req_id] = draw(st.integers(1, 6), label="num_tokens")
+        k = draw(st.integers(0, num[req_id] - 1), label="num_drafts")
+        if k or draw(_BOOL, label="empty_draft_entry"):
+            drafts[req_id] = [0] * k  # an empty list means no drafts, like a missing key
+    return SortCase(num, drafts, decode_query_len)

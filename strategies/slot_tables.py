@@ -48,7 +48,7 @@ _BOOL = st.booleans()
 @st.composite
 def slot_histories(draw: st.DrawFn, *, max_num_reqs: int | None = None,
                    state: str = "any", min_live: int = 1,
-                   max_len: int = 24) -> SlotHistory:
+                   max_len: int = 12) -> SlotHistory:
     """A random history ending with at least ``min_live`` live requests.
 
     ``state`` constrains the added requests: ``"prefill"`` (computed < prefill_len),
