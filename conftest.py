@@ -30,6 +30,8 @@ settings.register_profile("thorough", deadline=None, max_examples=1000)
 # falsifying example, not the smallest one).
 settings.register_profile("kill", parent=settings.get_profile("ci"),
                           phases=[Phase.explicit, Phase.reuse, Phase.generate])
+# mutmut runs the covering properties once per mutant of impl/: the same budget.
+settings.register_profile("mutmut", parent=settings.get_profile("kill"))
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 TARGET_KEY = pytest.StashKey[Target]()

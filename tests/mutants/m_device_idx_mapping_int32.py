@@ -1,0 +1,16 @@
+"""The device idx_mapping is torch.int32 while the host array is intp."""
+import torch
+
+import impl
+from impl import *  # noqa: F401,F403
+
+FAMILY = "dtype_width"
+
+
+def prepare_inputs(*args):
+    out = impl.prepare_inputs(*args)
+    aliased = out.expanded_idx_mapping is out.idx_mapping
+    out.idx_mapping = out.idx_mapping.to(torch.int32)
+    if aliased:
+        out.expanded_idx_mapping = out.idx_mapping
+    return out

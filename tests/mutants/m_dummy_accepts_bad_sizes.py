@@ -1,0 +1,11 @@
+"""make_dummy clamps num_reqs into [1, num_tokens] instead of rejecting it."""
+import impl
+from impl import *  # noqa: F401,F403
+
+FAMILY = "dummy_parity"
+
+
+def make_dummy(num_reqs, num_tokens, input_buffers, max_query_len=None):
+    num_tokens = max(num_tokens, 1)
+    num_reqs = min(max(num_reqs, 1), num_tokens)
+    return impl.make_dummy(num_reqs, num_tokens, input_buffers, max_query_len)

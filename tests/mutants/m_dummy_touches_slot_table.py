@@ -1,0 +1,18 @@
+"""A stateful runner: prepare_inputs remembers its slot table, and make_dummy resets
+that table's num_computed_tokens (a dummy run that changes request state)."""
+import impl
+from impl import *  # noqa: F401,F403
+
+FAMILY = "dummy_parity"
+_last_table = []
+
+
+def prepare_inputs(batch, table, buffers, decode_query_len):
+    _last_table[:] = [table]
+    return impl.prepare_inputs(batch, table, buffers, decode_query_len)
+
+
+def make_dummy(*args, **kwargs):
+    for table in _last_table:
+        table.num_computed_tokens[:] = 0
+    return impl.make_dummy(*args, **kwargs)

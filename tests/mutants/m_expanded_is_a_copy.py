@@ -1,0 +1,13 @@
+"""Without drafts, a real batch's expanded_idx_mapping is a copy of idx_mapping
+instead of the same tensor."""
+import impl
+from impl import *  # noqa: F401,F403
+
+FAMILY = "device_host"
+
+
+def prepare_inputs(*args):
+    out = impl.prepare_inputs(*args)
+    if out.expanded_idx_mapping is out.idx_mapping:
+        out.expanded_idx_mapping = out.idx_mapping.clone()
+    return out

@@ -1,0 +1,13 @@
+"""PCP local_to_global_batch_req_idx_np is int32 (the pre-#51210 dtype)."""
+import numpy as np
+
+import impl
+from impl import *  # noqa: F401,F403
+
+FAMILY = "dtype_width"
+
+
+def partition_batch(*args):
+    out = impl.partition_batch(*args)
+    out.local_to_global_batch_req_idx_np = out.local_to_global_batch_req_idx_np.astype(np.int32)
+    return out

@@ -1,0 +1,13 @@
+"""sort_batch_req_ids pops the draft entries it has looked at (mutates its argument)."""
+import impl
+from impl import *  # noqa: F401,F403
+
+FAMILY = "ordering"
+
+
+def sort_batch_req_ids(num_tokens_per_req, draft_tokens, decode_query_len):
+    result = impl.sort_batch_req_ids(num_tokens_per_req, draft_tokens, decode_query_len)
+    for r in result:
+        if hasattr(draft_tokens, "pop"):
+            draft_tokens.pop(r, None)
+    return result
