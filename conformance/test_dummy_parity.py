@@ -85,6 +85,21 @@ def test_make_dummy_rejects_bad_sizes(target, sizes):
         f"{call}: the ValueError does not name both numbers: {msg!r}")
 
 
+@given(num_reqs=st.integers(1, 8), extra=st.integers(1, 40), data=st.data())
+def test_make_dummy_rejects_a_query_over_max_query_len(target, num_reqs, extra, data):
+    """No dummy request may exceed max_query_len: an even split that would is refused."""
+    num_tokens = num_reqs + extra
+    longest = -(-num_tokens // num_reqs)
+    max_query_len = data.draw(st.integers(1, longest - 1), label="max_query_len")
+    call = f"make_dummy({num_reqs}, {num_tokens}, buffers, max_query_len={max_query_len})"
+    buffers = target.InputBuffers(num_reqs, num_tokens, "cpu")
+    with pytest.raises(ValueError) as info:
+        target.make_dummy(num_reqs, num_tokens, buffers, max_query_len)
+        raise AssertionError(f"{call} returned a batch whose longest query is {longest}")
+    assert str(max_query_len) in str(info.value), (
+        f"{call}: the ValueError does not name max_query_len: {info.value}")
+
+
 @given(case=batch_cases(), sizes=dummy_sizes())
 def test_make_dummy_touches_no_slot_table(target, device, case, sizes):
     """A dummy run changes no request state, even right after a real step."""

@@ -138,7 +138,14 @@ def test_partition_local_fields(target, case, device):
                      out.num_tokens_after_padding, padded)
         assert_values(call, "idx_mapping_np", out.idx_mapping_np, global_batch.idx_mapping_np[l2g])
         assert_values(call, "idx_mapping", out.idx_mapping, global_batch.idx_mapping_np[l2g])
-        assert_values(call, "prefill_len_np", out.prefill_len_np, global_batch.prefill_len_np[l2g])
+        prefill_len = global_batch.prefill_len_np[l2g]
+        assert_values(call, "prefill_len_np", out.prefill_len_np, prefill_len)
+        # A segment starting at position s has min(s, prefill_len) prompt tokens behind it.
+        computed_prefill = np.minimum(out.num_computed_tokens_np, prefill_len)
+        assert_values(call, "num_computed_prefill_tokens_np", out.num_computed_prefill_tokens_np,
+                      computed_prefill)
+        assert_values(call, "is_prefilling_np", out.is_prefilling_np, computed_prefill < prefill_len)
+        assert_equal(call, "has_prefill", out.has_prefill, bool((computed_prefill < prefill_len).any()))
         qsl = oracle.query_start_loc(out.num_scheduled_tokens.tolist())
         assert_values(call, "query_start_loc_np", out.query_start_loc_np, qsl)
         assert_values(call, "seq_lens", out.seq_lens,
@@ -214,8 +221,12 @@ def test_partition_rejects_drafts_and_bad_ranks(target, device, case, world_size
                         "no drafts", case.max_num_tokens)
     plain = prepare(target, nodraft, device, record=False)[2]
     big = target.InputBuffers(2 * case.max_num_reqs, case.max_num_tokens, device)
-    for bad_world, bad_rank in ((0, 0), (world_size, world_size), (world_size, -1)):
+    for bad_world, bad_rank, what in ((0, 0, "world"), (world_size, world_size, "rank"),
+                                      (world_size, -1, "rank")):
         call = f"partition_batch(global_batch, {bad_world}, {bad_rank}, buffers)"
-        with pytest.raises(ValueError, match=str(bad_rank if bad_world else bad_world)):
+        bad_value = bad_rank if what == "rank" else bad_world
+        with pytest.raises(ValueError) as info:
             target.partition_batch(plain, bad_world, bad_rank, big)
-            raise AssertionError(f"{call} returned normally")
+        msg = str(info.value)
+        assert what in msg.lower() and str(bad_value) in msg, (
+            f"{call}: the ValueError should name the bad {what} ({bad_value}): {msg!r}")

@@ -18,7 +18,6 @@ class SlotTable:
     def __init__(self, max_num_reqs: int) -> None:
         self.max_num_reqs = check_int("max_num_reqs", max_num_reqs, minimum=1)
         self.req_id_to_index: dict[str, int] = {}
-        self.index_to_req_id: dict[int, str] = {}
         self.free_slots: list[int] = list(range(self.max_num_reqs))
         self.num_computed_tokens = np.zeros(self.max_num_reqs, dtype=np.int32)
         self.prefill_len = np.zeros(self.max_num_reqs, dtype=np.int32)
@@ -44,7 +43,6 @@ class SlotTable:
                                f"{self.max_num_reqs} slots are in use")
         slot = self.free_slots.pop()
         self.req_id_to_index[req_id] = slot
-        self.index_to_req_id[slot] = req_id
         self.prefill_len[slot] = prefill_len
         self.num_computed_tokens[slot] = num_computed_tokens
         self.num_computed_prefill_tokens[slot] = min(num_computed_tokens, prefill_len)
@@ -56,6 +54,5 @@ class SlotTable:
         slot = self.req_id_to_index.pop(req_id, None)
         if slot is None:
             return None
-        del self.index_to_req_id[slot]
         self.free_slots.append(slot)
         return slot
