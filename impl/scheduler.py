@@ -33,8 +33,10 @@ def validate_batch(batch: SchedulerBatch) -> None:
     if not num:
         raise ValueError("the batch schedules no request (num_scheduled_tokens is empty)")
     for req_id, n in num.items():
-        check_req_id(req_id)
-        check_int(f"num_scheduled_tokens[{req_id!r}]", n, minimum=1, maximum=INT32_MAX)
+        # Fast path for the common exact types; the checks below raise the precise error.
+        if type(req_id) is not str or type(n) is not int or not 1 <= n <= INT32_MAX:
+            check_req_id(req_id)
+            check_int(f"num_scheduled_tokens[{req_id!r}]", n, minimum=1, maximum=INT32_MAX)
     total = sum(num.values())
     if batch.total_num_scheduled_tokens != total:
         raise ValueError(

@@ -1,0 +1,45 @@
+"""The benchmarks execute (quick smoke mode). Their figures are never asserted here:
+speed goals are checked in bench/, not in timed tests."""
+
+from __future__ import annotations
+
+import json
+
+from bench import cases
+from bench.run import main
+from bench.suite import examples_per_second
+
+
+def test_quick_benchmark_runs_and_writes_json(tmp_path, capsys):
+    out = tmp_path / "bench.json"
+    assert main(["--quick", "--json", str(out)]) == 0
+    result = json.loads(out.read_text())
+    groups = {r["group"] for r in result["rows"]}
+    assert groups == {g.name for g in cases.GROUPS}
+    assert all(r["min_s"] <= r["median_s"] <= r["max_s"] for r in result["rows"])
+    assert "reference mapping build" in capsys.readouterr().out
+
+
+def test_mapping_build_variants_agree():
+    """Every variant the benchmark compares computes the same mapping."""
+    for batch_size in (1, 8):
+        s = cases.Setup(16, batch_size)
+        expected = cases.build_getitem(s)
+        for build in (cases.build_get, cases.build_itemgetter, cases.build_listcomp,
+                      cases.build_reference):
+            assert build(s).tolist() == expected.tolist()
+            assert build(s).dtype == expected.dtype
+
+
+def test_statistics_parser():
+    text = """
+conformance/test_pcp.py::test_a[cpu]:
+
+  - during generate phase (0.50 seconds):
+    - 100 passing, 0 failing, and 3 invalid test cases
+conformance/test_pcp.py::test_b[cpu]:
+  - during generate phase (0.25 seconds):
+    - 50 passing, 0 failing, and 0 invalid test cases
+"""
+    assert examples_per_second(text) == {
+        "pcp": {"examples": 153, "generate_s": 0.75, "examples_per_s": 204.0}}
