@@ -21,7 +21,7 @@ import numpy as np
 import torch
 
 from bench import cases
-from bench.timing import Stats, measure
+from bench.timing import measure
 
 
 def run_groups(batch_sizes, table_sizes, repeats: int, budget_s: float) -> list[dict]:
@@ -32,7 +32,7 @@ def run_groups(batch_sizes, table_sizes, repeats: int, budget_s: float) -> list[
                 continue
             setup = cases.Setup(table_size, batch_size)
             for group in cases.GROUPS:
-                stats = {name: measure(lambda f=fn: f(setup), repeats, budget_s)
+                stats = {name: measure(lambda f=fn, s=setup: f(s), repeats, budget_s)
                          for name, fn in group.variants.items()}
                 base = stats[group.baseline].median
                 for name, st in stats.items():

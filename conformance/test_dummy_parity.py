@@ -6,7 +6,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from hypothesis import given, note
+from hypothesis import example, given, note
 from hypothesis import strategies as st
 
 from conformance import oracle
@@ -37,6 +37,7 @@ def _fields(batch) -> list[str]:
 
 
 @given(sizes=dummy_sizes())
+@example(sizes=(2, 2, 1))  # max_query_len=1 is valid when every request has one token
 def test_make_dummy_values(target, device, sizes):
     num_reqs, num_tokens, max_query_len = sizes
     call = f"make_dummy({num_reqs}, {num_tokens}, buffers, max_query_len={max_query_len})"

@@ -7,12 +7,12 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from hypothesis import event, given, note
+from hypothesis import event, given
 from hypothesis import strategies as st
 
 from conformance import oracle
 from conformance.assertions import assert_equal, assert_values
-from conformance.build import (local_buffers, partition_all, partition_call, prepare,
+from conformance.build import (partition_all, partition_call, prepare,
                                synchronize)
 from conformance.state import assert_buffers_unchanged, snapshot_buffers
 from strategies import BatchCase, PcpCase, SlotHistory, batch_cases, pcp_cases
@@ -212,11 +212,12 @@ def test_capacity_errors_name_both_numbers(target, case, device, data):
 
 @given(case=batch_cases(kinds=("spec_decode",)), world_size=st.integers(1, 4))
 def test_partition_rejects_drafts_and_bad_ranks(target, device, case, world_size):
-    table, buffers, global_batch = prepare(target, case, device)
-    call = f"partition_batch(global_batch, {world_size}, 0, buffers)"
+    _, buffers, global_batch = prepare(target, case, device)
     if global_batch.num_draft_tokens:
         with pytest.raises(NotImplementedError):
             target.partition_batch(global_batch, world_size, 0, buffers)
+            raise AssertionError(f"partition_batch(global_batch, {world_size}, 0, buffers) "
+                                 f"accepted a batch with {global_batch.num_draft_tokens} drafts")
     nodraft = BatchCase(case.history, case.num_scheduled_tokens, {}, case.decode_query_len,
                         "no drafts", case.max_num_tokens)
     plain = prepare(target, nodraft, device, record=False)[2]

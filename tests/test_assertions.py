@@ -4,7 +4,6 @@ call, the field and expected vs actual."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 import torch
 
 from conformance.assertions import (assert_device_tensor, assert_equal, assert_host_array,

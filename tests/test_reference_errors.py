@@ -66,6 +66,8 @@ CASES: list[tuple[str, Callable[[SlotTable, InputBuffers], Any], type, tuple[str
      ("5 requests", "max_num_reqs=4")),
     ("dummy max_query_len 0", lambda t, b: impl.make_dummy(1, 4, b, 0), ValueError,
      ("max_query_len", "0")),
+    ("buffers with no requests", lambda t, b: InputBuffers(0, 4, "cpu"), ValueError,
+     ("max_num_reqs", "0")),
     ("buffers with no tokens", lambda t, b: InputBuffers(2, 0, "cpu"), ValueError,
      ("max_num_tokens", "0")),
     ("copy a list", lambda t, b: impl.async_copy_to_gpu([1, 2], device="cpu"), TypeError,

@@ -3,7 +3,7 @@ import numpy as np
 
 import impl
 from impl import *  # noqa: F401,F403
-from impl import gather, prepare
+from impl import prepare
 from tests.mutants._patch import with_patches
 
 FAMILY = "dtype_width"
