@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import platform
 import time
+import warnings
+from pathlib import Path
 from collections import Counter, defaultdict
 
 import hypothesis
@@ -14,6 +16,8 @@ import pytest
 import torch
 from hypothesis import HealthCheck, Phase, settings
 
+from conformance import report as conformance_report
+from conformance import xfails
 from conformance.families import FAMILIES
 from conformance.target import Target, TargetImportError, load_target, target_name
 
@@ -42,6 +46,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--target", default=None,
                     help="module implementing the target interface "
                          "(default: $MRV2_CONFORMANCE_TARGET or 'impl', the reference)")
+    group.addoption("--xfails", default=None, type=Path,
+                    help="known non-conformance of the target: test id prefixes with reasons "
+                         "(default: xfails/<target>.txt when it exists)")
+    group.addoption("--strict-xfails", action="store_true",
+                    help="an xfails entry whose test passes fails the run (XPASS strict)")
+    group.addoption("--conformance-report", default=None, type=Path, metavar="JSON",
+                    help="write the JSON conformance report here; render it with "
+                         "python -m conformance.report JSON")
     group.addoption("--device-type", default=None,
                     help="accelerator device type tested besides cpu, e.g. cuda or xpu "
                          f"(default: ${DEVICE_ENV_VAR} or 'cuda')")
@@ -86,9 +98,47 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     metafunc.parametrize("device", params)
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    tgt = config.stash[TARGET_KEY]
+    path = config.getoption("--xfails")
+    if path is None:
+        path = xfails.default_path(config.rootpath, tgt.name)
+        if not path.exists():
+            return
+    try:
+        entries = xfails.parse(path)
+    except (OSError, xfails.XfailsFileError) as exc:
+        raise pytest.UsageError(f"xfails file: {exc}") from None
+    used = set()
+    for item in items:
+        entry = xfails.match(entries, item.nodeid)
+        if entry is not None:
+            used.add(entry)
+            item.add_marker(pytest.mark.xfail(reason=f"{entry.reason} ({path.name}:{entry.line})",
+                                              strict=config.getoption("--strict-xfails")))
+    for entry in entries:
+        if entry not in used:
+            warnings.warn(pytest.PytestWarning(
+                f"stale xfails entry {path}:{entry.line}: {entry.prefix!r} matches no collected test"))
+
+
 @pytest.fixture(scope="session")
 def target(pytestconfig: pytest.Config) -> Target:
     return pytestconfig.stash[TARGET_KEY]
+
+
+def _run_meta(config: pytest.Config) -> dict[str, str]:
+    tgt = config.stash[TARGET_KEY]
+    seed = config.getoption("hypothesis_seed", None)
+    return {
+        "target": tgt.name,
+        "versions": f"python {platform.python_version()}, numpy {np.__version__}, "
+                    f"torch {torch.__version__}, hypothesis {hypothesis.__version__}",
+        "devices": ", ".join(["cpu", *accelerator_devices(_device_type(config))]),
+        "profile": settings.get_current_profile_name(),
+        "seed": str(seed) if seed is not None else (
+            "derandomized" if settings().derandomize else "random"),
+    }
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -116,8 +166,27 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         return
     # One outcome per test: the call, or the setup when it failed or skipped.
     if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
-        outcome = "xfailed" if hasattr(report, "wasxfail") and report.skipped else report.outcome
+        outcome = report.outcome
+        if hasattr(report, "wasxfail"):
+            outcome = "xfailed" if report.skipped else "failed"  # an xpass is non-conformance news
         _tally[family][outcome] += 1
+    rec = conformance_report.record(report, _report_target[0]) if _report_target else None
+    if rec is not None:
+        _records.append(rec)
+
+
+_records: list[dict] = []
+_report_target: list[str] = []
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    _report_target[:] = [session.config.stash[TARGET_KEY].name]
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    path = session.config.getoption("--conformance-report")
+    if path is not None and not hasattr(session.config, "workerinput"):
+        conformance_report.write(path, _records, _run_meta(session.config))
 
 
 _tally: dict[str, Counter] = defaultdict(Counter)

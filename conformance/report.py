@@ -1,0 +1,120 @@
+"""The JSON conformance report and its Markdown rendering.
+
+    pytest conformance --conformance-report reports/conformance.json
+    python -m conformance.report reports/conformance.json > conformance.md
+
+One record per property run: property, family, target, device, outcome, and for a
+failure the message, the shrunk falsifying example and its reproduction snippet.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from conformance.families import FAMILIES
+
+_EXAMPLE = re.compile(r"^(?:E\s+)?(?:Falsifying example|Failing test case): .*?(?=^(?:E\s+)?Reproduce with:|\Z)",
+                      re.M | re.S)
+_SNIPPET = re.compile(r"^(?:E\s+)?Reproduce with:\n(.*?)(?=^(?:E\s+)?\n|^(?:E\s+)?You can |\Z)",
+                      re.M | re.S)
+
+
+def _strip_e(text: str) -> str:
+    # pytest prefixes each explanation line with "E" and 7 spaces; keep the rest.
+    return "\n".join(re.sub(r"^E(?: {7}| *$)", "", line) for line in text.splitlines()).strip()
+
+
+def parse_failure(longrepr: str) -> dict[str, str]:
+    """The assertion message, falsifying example and snippet from a failure's text."""
+    message = next((_strip_e(line) for line in longrepr.splitlines()
+                    if line.startswith("E ") and line[2:].strip()), "")
+    example = _EXAMPLE.search(longrepr)
+    snippet = _SNIPPET.search(longrepr)
+    return {"message": message,
+            "falsifying_example": _strip_e(example.group(0)) if example else "",
+            "reproduction": _strip_e(snippet.group(1)) if snippet else ""}
+
+
+def record(report: Any, target: str) -> dict[str, Any] | None:
+    family = next((f for f in FAMILIES if f in report.keywords), None)
+    if family is None:
+        return None
+    if not (report.when == "call" or (report.when == "setup" and report.outcome != "passed")):
+        return None
+    name, _, param = report.nodeid.partition("[")
+    outcome = report.outcome
+    if hasattr(report, "wasxfail"):
+        outcome = "xfailed" if report.skipped else "xpassed"
+    rec: dict[str, Any] = {"property": name, "family": family, "target": target,
+                           "device": param.rstrip("]") or "cpu", "outcome": outcome,
+                           "duration_s": round(report.duration, 3)}
+    if report.failed:
+        rec.update(parse_failure(str(report.longrepr)))
+    elif report.skipped and isinstance(report.longrepr, tuple):
+        rec["reason"] = str(report.longrepr[2])
+    if hasattr(report, "wasxfail"):
+        rec["reason"] = report.wasxfail
+    return rec
+
+
+def write(path: Path, records: list[dict[str, Any]], meta: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"meta": meta, "results": records}, indent=1) + "\n")
+
+
+def to_markdown(data: dict[str, Any]) -> str:
+    meta, results = data["meta"], data["results"]
+    lines = [f"# MRV2 index-contract conformance: `{meta.get('target', '?')}`", "",
+             f"{meta.get('versions', '')}; devices: {meta.get('devices', '')}; "
+             f"Hypothesis profile `{meta.get('profile', '?')}`", "",
+             "| family | passed | failed | xfailed | skipped | verdict |",
+             "|---|---:|---:|---:|---:|---|"]
+    per: dict[str, Counter] = defaultdict(Counter)
+    for r in results:
+        per[r["family"]][r["outcome"]] += 1
+    for family in FAMILIES:
+        c = per.get(family)
+        if not c:
+            continue
+        verdict = "**non-conforming**" if c["failed"] or c["xpassed"] else "conforms"
+        lines.append(f"| {family} | {c['passed']} | {c['failed'] + c['xpassed']} | "
+                     f"{c['xfailed']} | {c['skipped']} | {verdict} |")
+    failures = [r for r in results if r["outcome"] in ("failed", "xpassed")]
+    if failures:
+        lines += ["", "## Failures", ""]
+        for r in failures:
+            lines += [f"### `{r['property']}` ({r['family']}, {r['device']})", "",
+                      r.get("message", "") or r["outcome"], ""]
+            if r.get("falsifying_example"):
+                lines += ["```", r["falsifying_example"], "```", ""]
+            if r.get("reproduction"):
+                lines += ["Reproduce with:", "", "```python", r["reproduction"], "```", ""]
+    known = [r for r in results if r["outcome"] == "xfailed"]
+    if known:
+        lines += ["", "## Known non-conformance (xfails)", ""]
+        lines += [f"- `{r['property']}` [{r['device']}]: {r.get('reason', '')}" for r in known]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1:
+        print("usage: python -m conformance.report REPORT.json > REPORT.md", file=sys.stderr)
+        return 2
+    path = Path(argv[0])
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        print(f"cannot read conformance report {path}: {exc}", file=sys.stderr)
+        return 2
+    sys.stdout.write(to_markdown(data))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
