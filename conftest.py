@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 import torch
 from hypothesis import HealthCheck, Phase, settings
+from hypothesis.database import DirectoryBasedExampleDatabase
 
 from conformance import report as conformance_report
 from conformance import xfails
@@ -54,11 +55,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--conformance-report", default=None, type=Path, metavar="JSON",
                     help="write the JSON conformance report here; render it with "
                          "python -m conformance.report JSON")
-    group.addoption("--device-type", default=None,
+    group.addoption("--save-failures", default=None, type=Path, metavar="DIR",
+                    help="store every falsifying example in this Hypothesis example "
+                         "database (the run is not derandomized; fix it with --hypothesis-seed)")
+    group.addoption("--replay", default=None, type=Path, metavar="DIR",
+                    help="run only the examples stored by --save-failures DIR, no search")
+    group.addoption("--device-type", "--device", default=None,
                     help="accelerator device type tested besides cpu, e.g. cuda or xpu "
                          f"(default: ${DEVICE_ENV_VAR} or 'cuda')")
 
 
+@pytest.hookimpl(trylast=True)  # after Hypothesis' plugin loaded --hypothesis-profile
 def pytest_configure(config: pytest.Config) -> None:
     for name, doc in FAMILIES.items():
         config.addinivalue_line("markers", f"{name}: contract family - {doc}")
@@ -69,6 +76,23 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[TARGET_KEY] = load_target(target_name(config.getoption("--target")))
     except TargetImportError as exc:
         raise pytest.UsageError(str(exc)) from None
+    _apply_example_database(config)
+
+
+def _apply_example_database(config: pytest.Config) -> None:
+    save, replay = config.getoption("--save-failures"), config.getoption("--replay")
+    if save and replay:
+        raise pytest.UsageError("--save-failures and --replay are exclusive")
+    if not (save or replay):
+        return
+    overrides: dict = {"database": DirectoryBasedExampleDatabase(str(save or replay)),
+                       "derandomize": False}
+    if replay:
+        if not replay.is_dir():
+            raise pytest.UsageError(f"--replay {replay}: no such example database")
+        overrides["phases"] = [Phase.explicit, Phase.reuse]
+    settings.register_profile("mrv2-examples", parent=settings(), **overrides)
+    settings.load_profile("mrv2-examples")
 
 
 def _device_type(config: pytest.Config) -> str:
@@ -82,6 +106,11 @@ def accelerator_devices(device_type: str) -> list[str]:
     return [f"{device_type}:{i}" for i in range(backend.device_count())]
 
 
+def pinned_device(devices: list[str], worker_id: str) -> str:
+    """xdist worker gwN -> devices[N % len(devices)]."""
+    return devices[int(worker_id.removeprefix("gw")) % len(devices)]
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Device-generic tests: ``cpu`` always, each visible accelerator under ``gpu``."""
     if "device" not in metafunc.fixturenames:
@@ -89,7 +118,14 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     device_type = _device_type(metafunc.config)
     params = [pytest.param("cpu", id="cpu")]
     found = accelerator_devices(device_type)
-    params += [pytest.param(d, id=d, marks=pytest.mark.gpu) for d in found]
+    worker = getattr(metafunc.config, "workerinput", {}).get("workerid")
+    if worker and found:
+        # Under xdist every worker must collect the same ids: one logical accelerator
+        # param, bound to this worker's own device, so `-n <num_gpus>` spreads the work.
+        params.append(pytest.param(pinned_device(found, worker), id=device_type,
+                                   marks=pytest.mark.gpu))
+    else:
+        params += [pytest.param(d, id=d, marks=pytest.mark.gpu) for d in found]
     if not found:
         params.append(pytest.param(device_type, id=device_type, marks=[
             pytest.mark.gpu,
