@@ -42,6 +42,12 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 TARGET_KEY = pytest.StashKey[Target]()
 
 
+def current_profile_name() -> str:
+    # settings.get_current_profile_name() is recent; older Hypothesis keeps it private.
+    getter = getattr(settings, "get_current_profile_name", None)
+    return getter() if getter else str(getattr(settings, "_current_profile", "?"))
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("mrv2-conformance")
     group.addoption("--target", default=None,
@@ -171,7 +177,7 @@ def _run_meta(config: pytest.Config) -> dict[str, str]:
         "versions": f"python {platform.python_version()}, numpy {np.__version__}, "
                     f"torch {torch.__version__}, hypothesis {hypothesis.__version__}",
         "devices": ", ".join(["cpu", *accelerator_devices(_device_type(config))]),
-        "profile": settings.get_current_profile_name(),
+        "profile": current_profile_name(),
         "seed": str(seed) if seed is not None else (
             "derandomized" if settings().derandomize else "random"),
     }
@@ -187,7 +193,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         f"versions: python {platform.python_version()}, numpy {np.__version__}, "
         f"torch {torch.__version__}, hypothesis {hypothesis.__version__}",
         f"devices: {', '.join(devices)} (accelerator type {device_type!r})",
-        f"hypothesis profile: {settings.get_current_profile_name()}, "
+        f"hypothesis profile: {current_profile_name()}, "
         f"seed: {seed if seed is not None else 'random' if not settings().derandomize else 'derandomized'}",
     ]
 

@@ -71,7 +71,10 @@ def batch_cases(draw: st.DrawFn, kinds: tuple[str, ...] = BATCH_KINDS,
     num_spec = draw(st.integers(1, 4), label="num_speculative_tokens") if kind == "spec_decode" else 0
     decode_query_len = 1 + num_spec
     order = draw(st.permutations(sorted(hist.live)), label="scheduler_order")
-    scheduled = order[: draw(st.integers(1, len(order)), label="num_reqs")]
+    if draw(_BOOL, label="schedule_all"):  # every live request: full batches are a case
+        scheduled = order
+    else:
+        scheduled = order[: draw(st.integers(1, len(order)), label="num_reqs")]
     num: dict[str, int] = {}
     drafts: dict[str, list[int]] = {}
     for req_id in scheduled:

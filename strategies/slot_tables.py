@@ -76,7 +76,10 @@ def slot_histories(draw: st.DrawFn, *, max_num_reqs: int | None = None,
 
     # An initial fill (up to a full table), then a random add/remove tail. The
     # simplest example is "add min_live requests".
-    for _ in range(draw(st.integers(min_live, max_num_reqs), label="initial_adds")):
+    start_full = draw(_BOOL, label="start_full")  # a full table is a case of its own
+    initial = max_num_reqs if start_full else draw(st.integers(min_live, max_num_reqs),
+                                                   label="initial_adds")
+    for _ in range(initial):
         add()
     for _ in range(draw(st.integers(0, max_len), label="extra_ops")):
         full = len(hist.live) >= max_num_reqs

@@ -15,7 +15,8 @@ ONE_PROPERTY = ("conformance/test_keyerror.py", "-k", "gather")
 
 
 def falsifying_example(output: str) -> str:
-    match = re.search(r"Failing test case:.*?\)\n", output, re.S)
+    # "Failing test case:" in current Hypothesis, "Falsifying example:" in older ones.
+    match = re.search(r"(?:Failing test case|Falsifying example):.*?\)\n", output, re.S)
     assert match, output[-2000:]
     # Hypothesis annotates values it generated freshly; the example itself is the same.
     return match.group(0).replace("  # or any other generated value", "")
