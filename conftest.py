@@ -8,7 +8,6 @@ import platform
 import time
 import warnings
 from pathlib import Path
-from collections import Counter, defaultdict
 
 import hypothesis
 import numpy as np
@@ -184,45 +183,26 @@ def _run_meta(config: pytest.Config) -> dict[str, str]:
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    tgt = config.stash[TARGET_KEY]
-    device_type = _device_type(config)
-    devices = ["cpu", *accelerator_devices(device_type)]
-    seed = config.getoption("hypothesis_seed", None)
+    meta = _run_meta(config)
+    module = config.stash[TARGET_KEY].module
     return [
-        f"mrv2-conformance target: {tgt.name} ({getattr(tgt.module, '__file__', '?')})",
-        f"versions: python {platform.python_version()}, numpy {np.__version__}, "
-        f"torch {torch.__version__}, hypothesis {hypothesis.__version__}",
-        f"devices: {', '.join(devices)} (accelerator type {device_type!r})",
-        f"hypothesis profile: {current_profile_name()}, "
-        f"seed: {seed if seed is not None else 'random' if not settings().derandomize else 'derandomized'}",
+        f"mrv2-conformance target: {meta['target']} ({getattr(module, '__file__', '?')})",
+        f"versions: {meta['versions']}",
+        f"devices: {meta['devices']} (accelerator type {_device_type(config)!r})",
+        f"hypothesis profile: {meta['profile']}, seed: {meta['seed']}",
     ]
 
 
-def _family(report: pytest.TestReport) -> str | None:
-    return next((f for f in FAMILIES if f in report.keywords), None)
+# One record per property run (conformance/report.py), on the controller under xdist:
+# the per-family summary and the JSON report are both read from it.
+_records: list[dict] = []
+_session_start = time.time()
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    family = _family(report)
-    if family is None:
-        return
-    # One outcome per test: the call, or the setup when it failed or skipped.
-    if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
-        outcome = report.outcome
-        if hasattr(report, "wasxfail"):
-            outcome = "xfailed" if report.skipped else "failed"  # an xpass is non-conformance news
-        _tally[family][outcome] += 1
-    rec = conformance_report.record(report, _report_target[0]) if _report_target else None
+    rec = conformance_report.record(report)
     if rec is not None:
         _records.append(rec)
-
-
-_records: list[dict] = []
-_report_target: list[str] = []
-
-
-def pytest_sessionstart(session: pytest.Session) -> None:
-    _report_target[:] = [session.config.stash[TARGET_KEY].name]
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -231,25 +211,19 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         conformance_report.write(path, _records, _run_meta(session.config))
 
 
-_tally: dict[str, Counter] = defaultdict(Counter)
-_session_start = time.time()
-
-
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
     kill_matrix = config.rootpath / "reports" / "kill-matrix.txt"
     if kill_matrix.exists() and kill_matrix.stat().st_mtime >= _session_start:
         terminalreporter.section("negative controls: kill matrix (mutant x family)")
         terminalreporter.write(kill_matrix.read_text())
-    if not _tally:
+    if not _records:
         return
+    tally = conformance_report.per_family(_records)
     tr = terminalreporter
     tr.section(f"conformance of {config.stash[TARGET_KEY].name} by contract family")
     cols = ("passed", "failed", "skipped", "xfailed")
     tr.write_line(f"{'family':<14}" + "".join(f"{c:>9}" for c in cols) + "  verdict")
-    for family in FAMILIES:
-        counts = _tally.get(family)
-        if not counts:
-            continue
+    for family, counts in tally.items():
         verdict = "NON-CONFORMING" if counts["failed"] else (
             "conforms" if counts["passed"] else "not checked")
         tr.write_line(f"{family:<14}" + "".join(f"{counts[c]:>9}" for c in cols)
