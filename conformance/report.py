@@ -12,31 +12,42 @@ from __future__ import annotations
 import json
 import re
 import sys
+import textwrap
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
 from conformance.families import FAMILIES
 
-_EXAMPLE = re.compile(r"^(?:E\s+)?(?:Falsifying example|Failing test case): .*?(?=^(?:E\s+)?Reproduce with:|\Z)",
-                      re.M | re.S)
-_SNIPPET = re.compile(r"^(?:E\s+)?Reproduce with:\n(.*?)(?=^(?:E\s+)?\n|^(?:E\s+)?You can |\Z)",
-                      re.M | re.S)
+# Hypothesis' sections inside pytest's failure text, whose lines carry a gutter: "E"
+# for one failure, "    |" for an exception group (several distinct failures).
+_GUTTER = r"(?:E|[ \t]+\|)"
+_E = rf"^{_GUTTER}?[ \t]*"
+_SECTIONS = rf"{_E}(?:Reproduce with:|Explanation:|You can reproduce)"
+_EXAMPLE = re.compile(rf"(^{_GUTTER}?[ \t]*(?:Falsifying example|Failing test case): .*?)"
+                      rf"(?={_SECTIONS}|\Z)", re.M | re.S)
+_SNIPPET = re.compile(rf"{_E}Reproduce with:\n(.*?)(?={_E}$|{_SECTIONS}|\Z)", re.M | re.S)
+# The raised exception's own line, "Name: message" (not the group's summary line).
+_MESSAGE = re.compile(rf"^{_GUTTER}[ \t]*((?!ExceptionGroup)[A-Za-z_][\w.]*: .+)$", re.M)
+_FIRST_LINE = re.compile(r"^E[ \t]+(\S.*)$", re.M)  # e.g. a bare "assert x == y"
 
 
 def _strip_e(text: str) -> str:
-    # pytest prefixes each explanation line with "E" and 7 spaces; keep the rest.
-    return "\n".join(re.sub(r"^E(?: {7}| *$)", "", line) for line in text.splitlines()).strip()
+    """Drop the gutter, then the block's common indentation (pytest indents deeper
+    when the assertion was raised inside a helper)."""
+    lines = [re.sub(rf"^{_GUTTER}", "", line) for line in text.splitlines()]
+    return textwrap.dedent("\n".join(lines)).strip()
 
 
 def parse_failure(longrepr: str) -> dict[str, str]:
     """The assertion message, falsifying example and snippet from a failure's text."""
-    message = next((_strip_e(line) for line in longrepr.splitlines()
-                    if line.startswith("E ") and line[2:].strip()), "")
+    message = _MESSAGE.search(longrepr) or _FIRST_LINE.search(longrepr)
     example = _EXAMPLE.search(longrepr)
     snippet = _SNIPPET.search(longrepr)
-    return {"message": message,
-            "falsifying_example": _strip_e(example.group(0)) if example else "",
+    # pytest.fail(..., pytrace=False) prints the bare message, with no gutter.
+    bare = next((line.strip() for line in longrepr.splitlines() if line.strip()), "")
+    return {"message": message.group(1).strip() if message else bare,
+            "falsifying_example": _strip_e(example.group(1)) if example else "",
             "reproduction": _strip_e(snippet.group(1)) if snippet else ""}
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 
 import pytest
 
 from conformance import report, xfails
-from tests.test_target_loading import run_suite
+from tests.test_target_loading import ROOT, run_suite
 
 MUTANT = "tests.mutants.m_dummy_logits_indices_int32"
 PROPERTY = "conformance/test_dummy_parity.py::test_dummy_and_real_batches_have_the_same_form"
@@ -38,12 +40,35 @@ def test_parse_failure_extracts_message_example_and_snippet():
         "E       Reproduce with:\n"
         "E       import importlib\n"
         "E       t.f(1)\n"
+        "E       Explanation:\n"
+        "E           These lines were always and only run by failing test cases:\n"
         "E       \n"
         "E       You can reproduce this test case by ...\n")
     parsed = report.parse_failure(longrepr)
     assert parsed["message"] == "AssertionError: f(): x differs at index 0"
     assert parsed["falsifying_example"] == "Failing test case: test_x(\n    case=1,\n)"
     assert parsed["reproduction"] == "import importlib\nt.f(1)"
+    # Raised inside a helper, pytest indents the whole block deeper: same result.
+    assert report.parse_failure(longrepr.replace("E       ", "E           ")) == parsed
+
+
+def test_parse_failure_of_an_exception_group_and_of_a_bare_message():
+    group = ("  | ExceptionGroup: Hypothesis found 2 distinct failures. (2 sub-exceptions)\n"
+             "    | Traceback (most recent call last):\n"
+             '    |   File "x.py", line 1, in f\n'
+             "    | AssertionError: f(): y differs at index 1\n"
+             "    | Failing test case: test_y(\n"
+             "    |     case=2,\n"
+             "    | )\n"
+             "    | Reproduce with:\n"
+             "    | t.f(2)\n"
+             "    | Explanation:\n")
+    assert report.parse_failure(group) == {
+        "message": "AssertionError: f(): y differs at index 1",
+        "falsifying_example": "Failing test case: test_y(\n    case=2,\n)",
+        "reproduction": "t.f(2)"}
+    assert report.parse_failure("target m does not define prepare_inputs")["message"] == \
+        "target m does not define prepare_inputs"
 
 
 def test_report_of_a_failing_target_has_the_shrunk_example_and_snippet(tmp_path):
@@ -61,6 +86,10 @@ def test_report_of_a_failing_target_has_the_shrunk_example_and_snippet(tmp_path)
     assert re.match(r"(Failing test case|Falsifying example): ", rec["falsifying_example"])
     assert rec["reproduction"].startswith("import importlib")
     assert f"t = importlib.import_module({MUTANT!r})" in rec["reproduction"]
+    # The snippet is whole and runnable: it rebuilds the input and calls the target.
+    ran = subprocess.run([sys.executable, "-c", rec["reproduction"]], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr
     md = report.to_markdown(data)
     assert "| dummy_parity | 0 | 1 | 0 | 0 | **non-conforming** |" in md
     assert "```python\nimport importlib" in md
