@@ -18,6 +18,18 @@ from strategies.pcp import PcpCase
 PREPARE_CALL = "prepare_inputs(batch, table, buffers, decode_query_len)"
 
 
+def note_reproduction(code: str) -> None:
+    """Attach ``code`` to the falsifying example. The header is what the JSON report
+    (conformance/report.py) looks for."""
+    note("Reproduce with:\n" + code)
+
+
+def target_snippet(target_name: str, *lines: str) -> str:
+    """A standalone snippet: import the target as ``t``, then ``lines``."""
+    return "\n".join(["import importlib, numpy as np, torch",
+                      f"t = importlib.import_module({target_name!r})", *lines])
+
+
 def buffers_line(case: BatchCase) -> str:
     return f"buffers = t.InputBuffers({case.max_num_reqs}, {case.max_num_tokens}, device)"
 
@@ -26,7 +38,7 @@ def prepare(target: Target, case: BatchCase, device: str,
             *more_calls: str, record: bool = True) -> tuple[Any, Any, Any]:
     """(table, buffers, input batch) of ``case`` built on the target."""
     if record:
-        note("Reproduce with:\n" + case.snippet(
+        note_reproduction(case.snippet(
             target.name, device, buffers_line(case), f"out = t.{PREPARE_CALL}", *more_calls))
     table = case.build_table(target)
     buffers = target.InputBuffers(case.max_num_reqs, case.max_num_tokens, device)
@@ -53,7 +65,7 @@ def partition_call(case: PcpCase, rank: int | str) -> str:
 
 def partition_all(target: Target, case: PcpCase, device: str) -> tuple[Any, list[Any]]:
     """The target's global batch and every rank's local batch."""
-    note("Reproduce with:\n" + case.snippet(
+    note_reproduction(case.snippet(
         target.name, device,
         f"local_buffers = t.InputBuffers(2 * {case.batch_case.max_num_reqs}, "
         f"{case.batch_case.max_num_tokens}, device)",

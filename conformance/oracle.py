@@ -7,17 +7,23 @@ reference cannot hide behind the same bug in the oracle.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
+
+
+def spec_sort_key(num: Mapping[str, int], drafts: Mapping[str, Sequence[int]],
+                  decode_query_len: int) -> Callable[[str], tuple[bool, bool, int]]:
+    """F1.1's key: (no drafts, not a uniform decode, token count)."""
+    def key(r: str) -> tuple[bool, bool, int]:
+        return (not drafts.get(r), num[r] != decode_query_len, num[r])
+    return key
 
 
 def spec_order(num: Mapping[str, int], drafts: Mapping[str, Sequence[int]],
                decode_query_len: int) -> list[str]:
     """F1.1 by insertion: a request goes after every earlier one whose key is <= its own."""
-    def key(r: str) -> tuple[bool, bool, int]:
-        return (not drafts.get(r), num[r] != decode_query_len, num[r])
-
+    key = spec_sort_key(num, drafts, decode_query_len)
     out: list[str] = []
     for r in num:  # scheduler order; placing after equal keys keeps it stable
         i = len(out)

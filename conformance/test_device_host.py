@@ -6,13 +6,25 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, note
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from conformance.assertions import (assert_device_tensor, assert_no_shared_memory,
-                                    assert_same_object, assert_values)
-from conformance.build import PREPARE_CALL, partition_all, partition_call, prepare, synchronize
+from conformance.assertions import (
+    assert_device_tensor,
+    assert_no_shared_memory,
+    assert_same_object,
+    assert_values,
+)
+from conformance.build import (
+    PREPARE_CALL,
+    note_reproduction,
+    partition_all,
+    partition_call,
+    prepare,
+    synchronize,
+    target_snippet,
+)
 from conformance.fields import DEVICE_TWINS
 from conformance.state import TABLE_ARRAYS
 from strategies import batch_cases, pcp_cases
@@ -57,7 +69,9 @@ def test_prepare_inputs_device_twins(target, case, device):
 @given(num_reqs=st.integers(1, 16), extra=st.integers(0, 64))
 def test_make_dummy_device_twins(target, device, num_reqs, extra):
     call = f"make_dummy({num_reqs}, {num_reqs + extra}, buffers)"
-    note(f"buffers = t.InputBuffers({num_reqs}, {num_reqs + extra}, {device!r}); t.{call}")
+    note_reproduction(target_snippet(
+        target.name, f"buffers = t.InputBuffers({num_reqs}, {num_reqs + extra}, {device!r})",
+        f"t.{call}"))
     buffers = target.InputBuffers(num_reqs, num_reqs + extra, device)
     check_twins(call, target.make_dummy(num_reqs, num_reqs + extra, buffers), device)
 
@@ -94,7 +108,13 @@ def test_async_copy_to_gpu_is_a_snapshot(target, device, x, as_tensor, into_out)
     src = torch.from_numpy(x.copy()) if as_tensor else x.copy()
     call = (f"async_copy_to_gpu(x{' as a CPU tensor' if as_tensor else ''}, "
             f"{'out=out' if into_out else f'device={device!r}'})")
-    note(f"x = np.array({x.tolist()!r}, dtype=np.{x.dtype})")
+    note_reproduction(target_snippet(
+        target.name, f"x = np.array({x.tolist()!r}, dtype=np.{x.dtype})",
+        "src = torch.from_numpy(x.copy())" if as_tensor else "src = x.copy()",
+        f"out = torch.empty(x.shape, dtype=torch.from_numpy(x).dtype, device={device!r})"
+        if into_out else "out = None",
+        f"result = t.async_copy_to_gpu(src, out=out, device=None if out is not None "
+        f"else {device!r})"))
     dtype = torch.from_numpy(x).dtype
     out = torch.empty(x.shape, dtype=dtype, device=device) if into_out else None
     result = (target.async_copy_to_gpu(src, out=out) if into_out

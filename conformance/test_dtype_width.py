@@ -6,12 +6,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, note
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from conformance.assertions import assert_device_tensor, assert_host_array
-from conformance.build import PREPARE_CALL, partition_all, partition_call, prepare
+from conformance.build import (
+    PREPARE_CALL,
+    note_reproduction,
+    partition_all,
+    partition_call,
+    prepare,
+    target_snippet,
+)
 from conformance.fields import check_batch_layout, check_no_conversion_on_use
 from strategies import batch_cases, pcp_cases
 
@@ -22,7 +29,7 @@ GATHER_CALL = "gather_batch_req_state(batch, table, decode_query_len)"
 
 @given(case=batch_cases())
 def test_gather_dtypes(target, case):
-    note("Reproduce with:\n" + case.snippet(target.name, "cpu", f"out = t.{GATHER_CALL}"))
+    note_reproduction(case.snippet(target.name, "cpu", f"out = t.{GATHER_CALL}"))
     out = target.gather_batch_req_state(case.batch(), case.build_table(target),
                                         case.decode_query_len)
     n = (len(case.num_scheduled_tokens),)
@@ -46,7 +53,9 @@ def test_prepare_inputs_dtypes(target, case, device):
 def test_make_dummy_dtypes(target, device, num_reqs, extra_tokens):
     num_tokens = num_reqs + extra_tokens
     call = f"make_dummy({num_reqs}, {num_tokens}, buffers)"
-    note(f"buffers = t.InputBuffers({num_reqs}, {num_tokens}, {device!r}); out = t.{call}")
+    note_reproduction(target_snippet(
+        target.name, f"buffers = t.InputBuffers({num_reqs}, {num_tokens}, {device!r})",
+        f"out = t.{call}"))
     buffers = target.InputBuffers(num_reqs, num_tokens, device)
     out = target.make_dummy(num_reqs, num_tokens, buffers)
     check_batch_layout(call, out, device)
@@ -72,6 +81,7 @@ def test_partition_batch_dtypes(target, case, device):
 def test_async_copy_to_gpu_keeps_dtype(target, device, x):
     """numpy -> torch.from_numpy dtype: intp -> int64, int32 -> int32, bool -> bool."""
     call = f"async_copy_to_gpu(x, device={device!r})"
-    note(f"x = np.array({x.tolist()!r}, dtype=np.{x.dtype})")
+    note_reproduction(target_snippet(
+        target.name, f"x = np.array({x.tolist()!r}, dtype=np.{x.dtype})", f"t.{call}"))
     out = target.async_copy_to_gpu(x, device=device)
     assert_device_tensor(call, "result", out, torch.from_numpy(x).dtype, device, x.shape)

@@ -6,12 +6,12 @@ import dataclasses
 
 import numpy as np
 import pytest
-from hypothesis import example, given, note
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from conformance import oracle
 from conformance.assertions import assert_equal, assert_same_object, assert_values
-from conformance.build import PREPARE_CALL, prepare, synchronize
+from conformance.build import PREPARE_CALL, note_reproduction, prepare, synchronize, target_snippet
 from conformance.fields import ARRAY_FIELDS, SCALAR_FIELDS, describe_field
 from conformance.state import assert_table_unchanged, snapshot_table
 from strategies import batch_cases
@@ -41,7 +41,9 @@ def _fields(batch) -> list[str]:
 def test_make_dummy_values(target, device, sizes):
     num_reqs, num_tokens, max_query_len = sizes
     call = f"make_dummy({num_reqs}, {num_tokens}, buffers, max_query_len={max_query_len})"
-    note(f"buffers = t.InputBuffers({num_reqs}, {num_tokens}, {device!r}); out = t.{call}")
+    note_reproduction(target_snippet(
+        target.name, f"buffers = t.InputBuffers({num_reqs}, {num_tokens}, {device!r})",
+        f"out = t.{call}"))
     buffers = target.InputBuffers(num_reqs, num_tokens, device)
     out = target.make_dummy(num_reqs, num_tokens, buffers, max_query_len)
     synchronize(device)
@@ -135,7 +137,7 @@ def test_real_batch_after_dummy_equals_fresh_real_batch(target, device, case, si
     """No stale buffer contents leak from a dummy into the next real batch."""
     num_reqs, num_tokens, max_query_len = sizes
     fresh = prepare(target, case, device, record=False)[2]
-    note("Reproduce with:\n" + case.snippet(
+    note_reproduction(case.snippet(
         target.name, device,
         f"buffers = t.InputBuffers({max(num_reqs, case.max_num_reqs)}, "
         f"{max(num_tokens, case.max_num_tokens)}, device)",

@@ -4,12 +4,16 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, note
+from hypothesis import given
 
-from conformance.build import PREPARE_CALL, buffers_line
+from conformance.build import PREPARE_CALL, buffers_line, note_reproduction
+from conformance.state import (
+    assert_buffers_unchanged,
+    assert_table_unchanged,
+    snapshot_buffers,
+    snapshot_table,
+)
 from impl.scheduler import SchedulerBatch
-from conformance.state import (assert_buffers_unchanged, assert_table_unchanged,
-                               snapshot_buffers, snapshot_table)
 from strategies import missing_id_cases
 
 pytestmark = pytest.mark.keyerror
@@ -39,7 +43,7 @@ def assert_raises_keyerror(call: str, missing: str, fn, *args) -> None:
 
 @given(case=missing_id_cases())
 def test_gather_missing_id_raises_keyerror(target, case):
-    note("Reproduce with:\n" + case.snippet(target.name, "cpu", f"t.{GATHER_CALL}"))
+    note_reproduction(case.snippet(target.name, "cpu", f"t.{GATHER_CALL}"))
     table = case.build_table(target)
     before = snapshot_table(table)
     assert_raises_keyerror(GATHER_CALL, case.missing_id, target.gather_batch_req_state,
@@ -52,7 +56,7 @@ def test_prepare_inputs_missing_id_raises_keyerror_and_changes_nothing(target, c
     """Buffers first hold a valid batch (the same one without the missing id), so a
     write before the lookup cannot go unseen."""
     present = {r: n for r, n in case.num_scheduled_tokens.items() if r != case.missing_id}
-    note("Reproduce with:\n" + case.snippet(
+    note_reproduction(case.snippet(
         target.name, device, buffers_line(case),
         f"t.prepare_inputs(SchedulerBatch({present!r}, {case.draft_tokens!r}), table, "
         "buffers, decode_query_len)", f"t.{PREPARE_CALL}"))

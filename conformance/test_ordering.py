@@ -6,11 +6,11 @@ import copy
 
 import numpy as np
 import pytest
-from hypothesis import given, note
+from hypothesis import given
 
 from conformance import oracle
 from conformance.assertions import assert_equal, assert_values
-from conformance.build import PREPARE_CALL, prepare, synchronize
+from conformance.build import PREPARE_CALL, note_reproduction, prepare, synchronize
 from strategies import batch_cases, sort_cases
 
 pytestmark = pytest.mark.ordering
@@ -22,7 +22,7 @@ GATHER_CALL = "gather_batch_req_state(batch, table, decode_query_len)"
 @given(case=sort_cases())
 def test_sort_batch_req_ids_spec_order(target, case):
     """A permutation of the batch's ids, in F1.1 order, stable on ties."""
-    note("Reproduce with:\n" + case.snippet(target.name))
+    note_reproduction(case.snippet(target.name))
     num, drafts = case.num_tokens_per_req, case.draft_tokens
     got = list(target.sort_batch_req_ids(dict(num), copy.deepcopy(drafts),
                                          case.decode_query_len))
@@ -30,10 +30,7 @@ def test_sort_batch_req_ids_spec_order(target, case):
     assert sorted(got) == sorted(expected), (
         f"{SORT_CALL}: not a permutation of the batch's ids: missing "
         f"{sorted(set(expected) - set(got))!r}, extra {sorted(set(got) - set(expected))!r}")
-
-    def key(r):
-        return (not drafts.get(r), num[r] != case.decode_query_len, num[r])
-
+    key = oracle.spec_sort_key(num, drafts, case.decode_query_len)
     for i, (g, e) in enumerate(zip(got, expected)):
         if g != e:
             raise AssertionError(
@@ -45,7 +42,7 @@ def test_sort_batch_req_ids_spec_order(target, case):
 @given(case=batch_cases(kinds=("spec_decode",)))
 def test_sort_batch_req_ids_is_pure(target, case):
     """Reads only its arguments, changes none, ignores drafts of ids not in the batch."""
-    note("Reproduce with:\n" + case.snippet(
+    note_reproduction(case.snippet(
         target.name, "cpu", "t.sort_batch_req_ids(batch.num_scheduled_tokens, "
         "batch.scheduled_spec_decode_tokens, decode_query_len)"))
     num, drafts = dict(case.num_scheduled_tokens), copy.deepcopy(case.draft_tokens)
@@ -60,7 +57,7 @@ def test_sort_batch_req_ids_is_pure(target, case):
 @given(case=batch_cases())
 def test_gather_values(target, case):
     """F1.2: batch order, counts, slots and slot state gathered at those slots."""
-    note("Reproduce with:\n" + case.snippet(target.name, "cpu", f"out = t.{GATHER_CALL}"))
+    note_reproduction(case.snippet(target.name, "cpu", f"out = t.{GATHER_CALL}"))
     table = case.build_table(target)
     out = target.gather_batch_req_state(case.batch(), table, case.decode_query_len)
     order = oracle.spec_order(case.num_scheduled_tokens, case.draft_tokens,

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, note
+from hypothesis import given
 from hypothesis import strategies as st
 
+from conformance.build import note_reproduction, target_snippet
 from conformance.assertions import assert_equal, assert_host_array, assert_values
 from conformance.state import TABLE_ARRAYS, assert_table_unchanged, snapshot_table
 from strategies import request_ids, slot_histories
@@ -19,8 +20,7 @@ pytestmark = pytest.mark.slot_table
 def test_slots_follow_the_lifo_free_list(target, history):
     """Replaying a history gives exactly the slots a LIFO free list
     [0 .. max_num_reqs-1] hands out, and each live slot holds its request's state."""
-    note("Reproduce with:\n" + "\n".join(["import importlib", "t = importlib.import_module("
-                                          f"{target.name!r})", *history.snippet_lines()]))
+    note_reproduction(target_snippet(target.name, *history.snippet_lines()))
     table = target.SlotTable(history.max_num_reqs)
     free = list(range(history.max_num_reqs))
     expected: dict[str, int] = {}
