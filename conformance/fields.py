@@ -65,18 +65,28 @@ def expected_length(batch: Any, length: str) -> int:
 
 
 def check_batch_layout(call: str, batch: Any, device: str) -> None:
-    """Every field: host/device, exact dtype, device, shape; scalars' Python types."""
-    for name, typ in SCALAR_FIELDS.items():
-        value = getattr(batch, name)
-        assert type(value) is typ, (
-            f"{call}: {name} must be a {typ.__name__}, got {value!r} ({type(value).__name__})")
+    """Every field: host/device, exact dtype, device, shape; scalars' Python types.
+    The arrays come first: their dtypes are what the contract is about."""
     for f in ARRAY_FIELDS:
         shape = (expected_length(batch, f.length),)
-        value = getattr(batch, f.name)
+        value = field(call, batch, f.name)
         if f.on_device:
             assert_device_tensor(call, f.name, value, f.dtype, device, shape)
         else:
             assert_host_array(call, f.name, value, f.dtype, shape)
+    for name, typ in SCALAR_FIELDS.items():
+        value = field(call, batch, name)
+        assert type(value) is typ, (
+            f"{call}: {name} must be a {typ.__name__}, got {value!r} ({type(value).__name__})")
+
+
+def field(call: str, batch: Any, name: str) -> Any:
+    """``batch.name``, or a failure that says the field is missing."""
+    try:
+        return getattr(batch, name)
+    except AttributeError:
+        raise AssertionError(f"{call}: the batch ({type(batch).__qualname__}) has no field "
+                             f"{name!r}") from None
 
 
 def check_no_conversion_on_use(call: str, batch: Any) -> None:

@@ -51,6 +51,16 @@ def parse_failure(longrepr: str) -> dict[str, str]:
             "reproduction": _strip_e(snippet.group(1)) if snippet else ""}
 
 
+def verdict_of(counts: dict[str, int]) -> str:
+    """A family conforms only if it has passes and no failure *and no known
+    deviation*: an xfail is a documented non-conformance, not a pass."""
+    if counts.get("failed"):
+        return "NON-CONFORMING"
+    if counts.get("xfailed"):
+        return "known deviations"
+    return "conforms" if counts.get("passed") else "not checked"
+
+
 def record(report: Any) -> dict[str, Any] | None:
     """The record of one test report: its call, or its setup when that failed or
     skipped; None for phases that add nothing and for tests outside the families."""
@@ -93,13 +103,15 @@ def per_family(records: list[dict[str, Any]]) -> dict[str, Counter]:
 
 def to_markdown(data: dict[str, Any]) -> str:
     meta, results = data["meta"], data["results"]
-    lines = [f"# MRV2 index-contract conformance: `{meta.get('target', '?')}`", "",
+    about = f" ({meta['target_description']})" if meta.get("target_description") else ""
+    lines = [f"# MRV2 index-contract conformance: `{meta.get('target', '?')}`{about}", "",
              f"{meta.get('versions', '')}; devices: {meta.get('devices', '')}; "
              f"Hypothesis profile `{meta.get('profile', '?')}`", "",
              "| family | passed | failed | xfailed | skipped | verdict |",
              "|---|---:|---:|---:|---:|---|"]
     for family, c in per_family(results).items():
-        verdict = "**non-conforming**" if c["failed"] else "conforms"
+        verdict = verdict_of(c)
+        verdict = f"**{verdict}**" if verdict != "conforms" else verdict
         lines.append(f"| {family} | {c['passed']} | {c['failed']} | "
                      f"{c['xfailed']} | {c['skipped']} | {verdict} |")
     failures = [r for r in results if r["outcome"] in ("failed", "xpassed")]

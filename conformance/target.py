@@ -31,12 +31,20 @@ class TargetImportError(Exception):
     pass
 
 
+class TargetUnavailable(Exception):
+    """Raised by a target module at import when it cannot run here (e.g. the library
+    it adapts is not installed): every test that needs the target skips with this
+    message, instead of the run stopping."""
+
+
 class Target:
     """A target module; a missing interface name fails the test that needs it."""
 
-    def __init__(self, name: str, module: ModuleType) -> None:
+    def __init__(self, name: str, module: ModuleType | None,
+                 unavailable: str | None = None) -> None:
         self.name = name
         self.module = module
+        self.unavailable = unavailable  # why it cannot run here; None when it can
 
     def __getattr__(self, attr: str) -> Any:
         try:
@@ -57,6 +65,8 @@ def target_name(option: str | None) -> str:
 def load_target(name: str) -> Target:
     try:
         module = importlib.import_module(name)
+    except TargetUnavailable as exc:
+        return Target(name, None, unavailable=str(exc))
     except Exception as exc:  # any import-time failure is the target's, not ours
         raise TargetImportError(
             f"cannot import conformance target {name!r}: {type(exc).__name__}: {exc}") from exc

@@ -91,7 +91,7 @@ def test_report_of_a_failing_target_has_the_shrunk_example_and_snippet(tmp_path)
                          capture_output=True, text=True, timeout=120)
     assert ran.returncode == 0, ran.stderr
     md = report.to_markdown(data)
-    assert "| dummy_parity | 0 | 1 | 0 | 0 | **non-conforming** |" in md
+    assert "| dummy_parity | 0 | 1 | 0 | 0 | **NON-CONFORMING** |" in md
     assert "```python\nimport importlib" in md
 
 
@@ -119,3 +119,11 @@ def test_strict_xfails_fail_on_an_unexpected_pass(tmp_path):
                        f"--xfails={known}", "--strict-xfails", env={"HYPOTHESIS_PROFILE": "ci"})
     assert strict.returncode == pytest.ExitCode.TESTS_FAILED
     assert "XPASS(strict)" in strict.stdout
+
+
+def test_a_family_with_known_deviations_does_not_conform():
+    assert report.verdict_of({"passed": 3}) == "conforms"
+    assert report.verdict_of({"passed": 3, "xfailed": 1}) == "known deviations"
+    assert report.verdict_of({"passed": 3, "xfailed": 1, "failed": 1}) == \
+        "NON-CONFORMING"
+    assert report.verdict_of({"skipped": 2}) == "not checked"
