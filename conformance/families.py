@@ -8,4 +8,5 @@ FAMILIES: dict[str, str] = {
     "device_host": "device tensors equal host twins; F1.4 copy semantics",
     "pcp": "F3 prefill context parallel partition",
     "slot_table": "slot table LIFO, capacity and removal semantics",
+    "differential": "the target and the reference give the same outcome on the same input",
 }
