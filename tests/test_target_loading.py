@@ -55,3 +55,13 @@ def test_target_from_environment_and_missing_function_report():
     assert "mrv2-conformance target: tests.targets.lacks_prepare_inputs" in proc.stdout
     assert "target tests.targets.lacks_prepare_inputs does not define prepare_inputs" in proc.stdout
     assert "ordering" in proc.stdout and "NON-CONFORMING" in proc.stdout
+
+
+def test_a_declared_unsupported_function_skips_its_tests_with_the_reason():
+    proc = run_suite("conformance/test_pcp.py", "-k", "placeholder and cpu", "-rs",
+                     "--target", "tests.targets.without_pcp")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == pytest.ExitCode.OK, out
+    assert ("target tests.targets.without_pcp does not support partition_batch: this "
+            "backend has no prefill context parallelism") in out
+    assert "1 skipped" in out, out

@@ -1,0 +1,102 @@
+"""PCP on the installed vLLM: ``PCPManager.partition_batch`` and its layout.
+
+One manager per (world size, rank), built with no block tables (the partition does
+not read them), decodes replicated (``shard_decode_requests=False`` where the
+release has it: SPEC F3). The manager's local buffers are the ones the suite
+passes in, so capacity errors are about them. ``build_pcp_layout`` runs the
+manager's own ``_build_batch_layout`` and only renames its segments to the suite's
+``RankSegment`` fields.
+
+``local_to_global_batch_req_idx_np`` is a local variable upstream, not a field of
+the local batch. The adapter recovers it from the local ``req_ids`` (request ids
+are unique in a batch) and sets it on the batch as ``np.intp``: its *values* are
+checked against upstream's layout, its *dtype* is the adapter's.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from adapters._vllm.environment import host_memory_stand_ins
+from adapters._vllm.runner import eager_descriptor
+from adapters._vllm.upstream import buffer_utils, pcp_manager
+
+__all__ = ["RankSegment", "PcpLayout", "build_pcp_layout", "partition_batch"]
+
+
+@dataclass(frozen=True)
+class RankSegment:
+    global_req_idx: int
+    global_start: int
+    num_tokens: int
+    start_pos: int
+
+
+@dataclass
+class PcpLayout:
+    world_size: int
+    segments_by_rank: list[list[RankSegment]]
+    per_rank_num_tokens: list[int]
+    padded_num_tokens: int
+    hidden_restore_idx: np.ndarray
+
+
+def _manager(world_size: int, rank: int, device: torch.device, global_batch: Any,
+             input_buffers: Any | None) -> Any:
+    cls = pcp_manager.PCPManager  # adapters.vllm exports PCP only where it exists
+    params = inspect.signature(cls.__init__).parameters
+    kwargs: dict[str, Any] = {}
+    if "shard_decode_requests" in params:
+        kwargs["shard_decode_requests"] = False
+    if "req_states" in params:  # 0.27.1 reads the slot table the batch came from
+        kwargs["req_states"] = getattr(global_batch, "adapter_req_states", None)
+    if input_buffers is not None:  # sizes the manager's per-row state for these buffers
+        kwargs["max_num_reqs"] = -(-input_buffers.max_num_reqs // 2)
+        kwargs["max_num_tokens"] = input_buffers.max_num_tokens
+    with host_memory_stand_ins(buffer_utils):
+        manager = cls(world_size, rank, device, **kwargs)
+    if input_buffers is not None:
+        manager._input_buffers = input_buffers  # its own are 2 * max_num_reqs rows
+    return manager
+
+
+def _layout_call(manager: Any, global_batch: Any) -> tuple[list[list[Any]], list[int]]:
+    with host_memory_stand_ins(buffer_utils):
+        return manager._build_batch_layout(
+            global_batch.num_scheduled_tokens, global_batch.num_computed_tokens_np,
+            global_batch.is_prefilling_np, global_batch.query_start_loc_np)
+
+
+def build_pcp_layout(global_batch: Any, pcp_world_size: int) -> PcpLayout:
+    device = torch.device(global_batch.idx_mapping.device)
+    manager = _manager(pcp_world_size, 0, device, global_batch, None)
+    segments_by_rank, per_rank = _layout_call(manager, global_batch)
+    qsl, computed = global_batch.query_start_loc_np, global_batch.num_computed_tokens_np
+    renamed = [[RankSegment(
+        s.global_batch_req_idx, s.global_batch_slice.start, s.num_tokens,
+        int(computed[s.global_batch_req_idx] + s.global_batch_slice.start
+            - qsl[s.global_batch_req_idx]))
+        for s in segments] for segments in segments_by_rank]
+    return PcpLayout(pcp_world_size, renamed, list(per_rank), max(per_rank),
+                     manager._hidden_restore_idx.cpu().numpy())
+
+
+def partition_batch(global_batch: Any, pcp_world_size: int, pcp_rank: int,
+                    input_buffers: Any) -> Any:
+    manager = _manager(pcp_world_size, pcp_rank, torch.device(input_buffers.device),
+                       global_batch, input_buffers)
+    params = inspect.signature(manager.partition_batch).parameters
+    with host_memory_stand_ins(buffer_utils):
+        if "batch_desc" in params:
+            local = manager.partition_batch(global_batch, eager_descriptor(global_batch.num_tokens))
+        else:
+            local = manager.partition_batch(global_batch)
+    row_of = {req_id: row for row, req_id in enumerate(global_batch.req_ids)}
+    local.local_to_global_batch_req_idx_np = np.array(
+        [row_of[r] for r in local.req_ids], dtype=np.intp)
+    return local
