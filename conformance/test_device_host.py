@@ -8,7 +8,6 @@ import pytest
 import torch
 from hypothesis import given
 from hypothesis import strategies as st
-from hypothesis.extra import numpy as hnp
 
 from conformance.assertions import (
     assert_device_tensor,
@@ -27,7 +26,7 @@ from conformance.build import (
 )
 from conformance.fields import DEVICE_TWINS
 from conformance.state import TABLE_ARRAYS
-from strategies import batch_cases, pcp_cases
+from strategies import batch_cases, copy_sources, pcp_cases
 
 pytestmark = pytest.mark.device_host
 
@@ -96,10 +95,6 @@ def test_device_gathers_equal_host_gathers(target, case, device):
                       on_device[out.idx_mapping], expected)
         assert_values(PREPARE_CALL, f"index_select({name}, idx_mapping) on {device} vs host",
                       torch.index_select(on_device, 0, out.idx_mapping), expected)
-
-
-copy_sources = hnp.arrays(st.sampled_from([np.intp, np.int32, np.bool_]),
-                          hnp.array_shapes(max_dims=1, min_side=1, max_side=64))
 
 
 @given(x=copy_sources, as_tensor=st.booleans(), into_out=st.booleans())

@@ -19,9 +19,8 @@ from conformance.differential import (REFERENCE, Outcome, assert_same_field,
                                       assert_same_fields, assert_same_outcome, run)
 from conformance.fields import ARRAY_FIELDS, SCALAR_FIELDS
 from conformance.target import Target, load_target
-from conformance.test_device_host import copy_sources
-from conformance.test_dummy_parity import dummy_sizes
-from strategies import BatchCase, batch_cases, missing_id_cases, pcp_cases, slot_histories, sort_cases
+from strategies import (BatchCase, batch_cases, copy_sources, dummy_sizes, missing_id_cases,
+                        pcp_cases, slot_histories, sort_cases)
 
 pytestmark = pytest.mark.differential
 
@@ -50,8 +49,8 @@ batches_and_missing_ids = st.one_of(batch_cases(), missing_id_cases())
 
 @given(case=st.one_of(sort_cases(), batch_cases(kinds=("spec_decode", "mixed"))))
 def test_sort_matches_reference(target, reference, case):
-    num, drafts = case.num_scheduled_tokens if isinstance(case, BatchCase) else \
-        case.num_tokens_per_req, case.draft_tokens
+    num = case.num_scheduled_tokens if isinstance(case, BatchCase) else case.num_tokens_per_req
+    drafts = case.draft_tokens
     call = f"sort_batch_req_ids({num!r}, {drafts!r}, {case.decode_query_len})"
     note_reproduction(target_snippet(target.name, f"t.{call}"))
     ref, got = (run(t.sort_batch_req_ids, dict(num), {k: list(v) for k, v in drafts.items()},
@@ -162,12 +161,12 @@ def test_partition_matches_reference(target, reference, case, device):
     ref, got = (run(t.build_pcp_layout, g, case.world_size)
                 for t, g in zip((reference, target), globals_))
     if not assert_same_outcome(call, ref, got):
-        segments = [[(s.global_req_idx, s.global_start, s.num_tokens, s.start_pos)
-                     for s in rank] for rank in (ref.value.segments_by_rank,
-                                                 got.value.segments_by_rank)[0]]
         assert_same_field(call, "segments_by_rank (global row, global start, tokens, start pos)",
-                          segments, [[(s.global_req_idx, s.global_start, s.num_tokens,
-                                       s.start_pos) for s in rank]
-                                     for rank in got.value.segments_by_rank])
+                          _segments(ref.value), _segments(got.value))
         assert_same_fields(call, ref.value, got.value,
                            ["per_rank_num_tokens", "padded_num_tokens", "hidden_restore_idx"])
+
+
+def _segments(layout) -> list[list[tuple[int, int, int, int]]]:
+    return [[(int(s.global_req_idx), int(s.global_start), int(s.num_tokens), int(s.start_pos))
+             for s in rank] for rank in layout.segments_by_rank]

@@ -14,20 +14,11 @@ from conformance.assertions import assert_equal, assert_same_object, assert_valu
 from conformance.build import PREPARE_CALL, note_reproduction, prepare, synchronize, target_snippet
 from conformance.fields import ARRAY_FIELDS, SCALAR_FIELDS, describe_field
 from conformance.state import assert_table_unchanged, snapshot_table
-from strategies import batch_cases
+from strategies import batch_cases, dummy_sizes
 
 pytestmark = pytest.mark.dummy_parity
 
 NO_DRAFTS = ("decode", "prefill", "mixed")
-
-
-@st.composite
-def dummy_sizes(draw):
-    num_reqs = draw(st.integers(1, 16), label="num_reqs")
-    num_tokens = num_reqs + draw(st.integers(0, 80), label="extra_tokens")
-    longest = -(-num_tokens // num_reqs)
-    max_query_len = draw(st.none() | st.integers(longest, longest + 4), label="max_query_len")
-    return num_reqs, num_tokens, max_query_len
 
 
 def _fields(batch) -> list[str]:

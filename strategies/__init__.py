@@ -6,6 +6,7 @@ rebuilds the input on any target and prints as a copy-paste reproduction.
 
 from strategies.batches import BatchCase, SortCase, batch_cases, missing_id_cases, sort_cases
 from strategies.ids import request_ids
+from strategies.inputs import copy_sources, dummy_sizes
 from strategies.pcp import PcpCase, pcp_cases
 from strategies.slot_tables import SlotHistory, slot_histories
 
@@ -15,6 +16,8 @@ __all__ = [
     "SlotHistory",
     "SortCase",
     "batch_cases",
+    "copy_sources",
+    "dummy_sizes",
     "missing_id_cases",
     "pcp_cases",
     "request_ids",
