@@ -12,7 +12,8 @@ import numpy as np
 import torch
 
 
-def _kind(value: Any) -> str:
+def describe_kind(value: Any) -> str:
+    """Type, dtype, shape (and device) of a value, for failure messages."""
     if isinstance(value, torch.Tensor):
         return f"torch.Tensor[{value.dtype}, {tuple(value.shape)}, {value.device}]"
     if isinstance(value, np.ndarray):
@@ -33,7 +34,7 @@ def assert_host_array(call: str, field: str, value: Any, dtype: Any,
                       shape: tuple[int, ...] | None = None) -> None:
     """``value`` is a numpy array of exactly ``dtype`` (and ``shape``)."""
     assert isinstance(value, np.ndarray), (
-        f"{call}: {field} must be a host numpy array, got {_kind(value)}")
+        f"{call}: {field} must be a host numpy array, got {describe_kind(value)}")
     assert value.dtype == np.dtype(dtype), (
         f"{call}: {field} has dtype {dtype_name(value.dtype)}, expected {dtype_name(dtype)}")
     if shape is not None:
@@ -46,7 +47,7 @@ def assert_device_tensor(call: str, field: str, value: Any, dtype: torch.dtype,
                          shape: tuple[int, ...] | None = None) -> None:
     """``value`` is a torch tensor of exactly ``dtype`` on ``device`` (and ``shape``)."""
     assert isinstance(value, torch.Tensor), (
-        f"{call}: {field} must be a torch.Tensor on {device}, got {_kind(value)}")
+        f"{call}: {field} must be a torch.Tensor on {device}, got {describe_kind(value)}")
     assert value.dtype == dtype, (
         f"{call}: {field} has dtype {value.dtype}, expected {dtype}")
     assert value.device == torch.device(device), (
@@ -92,7 +93,7 @@ def assert_same_object(call: str, field: str, value: Any, other_field: str,
                        other: Any) -> None:
     assert value is other, (
         f"{call}: {field} must be the same object as {other_field} "
-        f"(it is a {'copy' if isinstance(value, torch.Tensor) else _kind(value)})")
+        f"(it is a {'copy' if isinstance(value, torch.Tensor) else describe_kind(value)})")
 
 
 def assert_no_shared_memory(call: str, field: str, value: torch.Tensor,

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from conformance.assertions import assert_values, dtype_name
+from conformance.assertions import assert_values, describe_kind
 from conformance.fields import field
 
 REFERENCE = "impl"
@@ -54,18 +54,11 @@ def assert_same_outcome(call: str, ref: Outcome, got: Outcome) -> bool:
     return True
 
 
-def _form(value: Any) -> str:
-    if isinstance(value, torch.Tensor):
-        return f"torch.Tensor {value.dtype} {tuple(value.shape)} on {value.device}"
-    if isinstance(value, np.ndarray):
-        return f"np.ndarray {dtype_name(value.dtype)} {value.shape}"
-    return type(value).__name__
-
-
 def assert_same_field(call: str, field: str, ref: Any, got: Any) -> None:
     if isinstance(ref, (torch.Tensor, np.ndarray)):
         assert type(got) is type(ref) and got.dtype == ref.dtype and got.shape == ref.shape, (
-            f"{call}: {field} is {_form(got)} on the target, {_form(ref)} on the reference")
+            f"{call}: {field} is {describe_kind(got)} on the target, "
+            f"{describe_kind(ref)} on the reference")
         if isinstance(ref, torch.Tensor):
             assert got.device == ref.device, (
                 f"{call}: {field} is on {got.device}, the reference's on {ref.device}")

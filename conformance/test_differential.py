@@ -39,11 +39,6 @@ def reference(target: Target) -> Target:
     return load_target(REFERENCE)
 
 
-def both(reference: Target, target: Target, fn: str, *args, **kwargs) -> tuple[Outcome, Outcome]:
-    return (run(getattr(reference, fn), *args, **kwargs),
-            run(getattr(target, fn), *args, **kwargs))
-
-
 batches_and_missing_ids = st.one_of(batch_cases(), missing_id_cases())
 
 
