@@ -16,8 +16,9 @@ import torch
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
+from conformance import reference, xfails
 from conformance import report as conformance_report
-from conformance import xfails
+from conformance.assertions import failure_lines
 from conformance.families import FAMILIES
 from conformance.target import Target, TargetImportError, load_target, target_name
 
@@ -43,6 +44,9 @@ settings.register_profile("vllm", parent=settings.get_profile("kill"))
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 TARGET_KEY = pytest.StashKey[Target]()
+FINGERPRINT_KEY = pytest.StashKey[reference.Fingerprint]()
+XFAILS_KEY = pytest.StashKey[tuple[Path, list[xfails.Entry]] | None]()
+ITEM_XFAILS_KEY = pytest.StashKey[list[xfails.Entry]]()
 
 
 def current_profile_name() -> str:
@@ -81,11 +85,28 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "gpu: runs on an accelerator device")
     config.addinivalue_line("markers", "negative_controls: runs the suite against every "
                             "mutant (minutes); deselect with -m 'not negative_controls'")
+    # The suite's own modules and a private copy of the reference are loaded, and
+    # fingerprinted, before the target can touch them (conformance/reference.py).
+    reference.import_suite_modules()
+    config.stash[FINGERPRINT_KEY] = reference.Fingerprint()
     try:
         config.stash[TARGET_KEY] = load_target(target_name(config.getoption("--target")))
     except TargetImportError as exc:
         raise pytest.UsageError(str(exc)) from None
+    config.stash[XFAILS_KEY] = _load_xfails(config)
     _apply_example_database(config)
+
+
+def _load_xfails(config: pytest.Config) -> tuple[Path, list[xfails.Entry]] | None:
+    path = config.getoption("--xfails")
+    if path is None:
+        path = xfails.default_path(config.rootpath, config.stash[TARGET_KEY].name)
+        if not path.exists():
+            return None
+    try:
+        return path, xfails.parse(path)
+    except (OSError, UnicodeDecodeError, xfails.XfailsFileError) as exc:
+        raise pytest.UsageError(f"xfails file: {exc}") from None
 
 
 def _apply_example_database(config: pytest.Config) -> None:
@@ -144,27 +165,65 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    tgt = config.stash[TARGET_KEY]
-    path = config.getoption("--xfails")
-    if path is None:
-        path = xfails.default_path(config.rootpath, tgt.name)
-        if not path.exists():
-            return
-    try:
-        entries = xfails.parse(path)
-    except (OSError, xfails.XfailsFileError) as exc:
-        raise pytest.UsageError(f"xfails file: {exc}") from None
+    loaded = config.stash[XFAILS_KEY]
+    if loaded is None:
+        return
+    path, entries = loaded
     used = set()
     for item in items:
-        entry = xfails.match(entries, item.nodeid)
-        if entry is not None:
-            used.add(entry)
-            item.add_marker(pytest.mark.xfail(reason=f"{entry.reason} ({path.name}:{entry.line})",
-                                              strict=config.getoption("--strict-xfails")))
+        found = xfails.matching(entries, item.nodeid)
+        if found:
+            used.update(found)
+            item.stash[ITEM_XFAILS_KEY] = found
     for entry in entries:
         if entry not in used:
             warnings.warn(pytest.PytestWarning(
                 f"stale xfails entry {path}:{entry.line}: {entry.prefix!r} matches no collected test"))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    """After every test of the target: the suite's own code must be as it was before
+    the target was imported (conformance/reference.py)."""
+    try:
+        return (yield)
+    finally:  # also when the test failed: the tampering is the news
+        changes = item.config.stash[FINGERPRINT_KEY].changes() \
+            if "target" in item.fixturenames else []
+        if changes:
+            pytest.fail(f"target {item.config.stash[TARGET_KEY].name} changed the suite's own "
+                        f"code (the oracle it is checked against), so no result of this run "
+                        f"can be trusted: {'; '.join(changes[:6])}", pytrace=False)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """A test with xfails entries is an expected failure only when each of its failure
+    lines matches an entry's pattern (conformance/xfails.py)."""
+    rep = yield
+    entries = item.stash.get(ITEM_XFAILS_KEY, None)
+    if not entries or rep.when != "call":
+        return rep
+    path = item.config.stash[XFAILS_KEY][0]
+    names = ", ".join(f"{path.name}:{e.line}" for e in entries)
+    if rep.failed and call.excinfo is not None:
+        used, uncovered = xfails.cover(entries, failure_lines(call.excinfo.value))
+        if not uncovered:
+            rep.outcome = "skipped"
+            rep.wasxfail = "; ".join(f"{e.reason} ({path.name}:{e.line})" for e in used)
+            rep.user_properties.append(("xfails_used", [e.line for e in used]))
+        else:
+            rep.longrepr = (
+                f"NOT A KNOWN DEVIATION: the xfails entries for this test ({names}) match "
+                f"none of these failure lines:\n"
+                + "\n".join(f"  {line}" for line in uncovered) + f"\n\n{rep.longrepr}")
+    elif rep.passed:
+        if item.config.getoption("--strict-xfails"):
+            rep.outcome = "failed"
+            rep.longrepr = f"[XPASS(strict)] the known deviation did not show ({names})"
+        else:
+            rep.wasxfail = f"known deviation did not show ({names})"
+    return rep
 
 
 @pytest.fixture(scope="session")
@@ -210,10 +269,16 @@ _records: list[dict] = []
 _session_start = time.time()
 
 
+_xfails_used: set[int] = set()
+
+
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     rec = conformance_report.record(report)
     if rec is not None:
         _records.append(rec)
+    for key, lines in report.user_properties:
+        if key == "xfails_used":
+            _xfails_used.update(lines)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -227,6 +292,16 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     if kill_matrix.exists() and kill_matrix.stat().st_mtime >= _session_start:
         terminalreporter.section("negative controls: kill matrix (mutant x family)")
         terminalreporter.write(kill_matrix.read_text())
+    loaded = config.stash[XFAILS_KEY]
+    ran = {r["property"] for r in _records}
+    if loaded is not None and ran:
+        path, entries = loaded
+        unused = [e for e in entries if e.line not in _xfails_used
+                  and any(p.startswith(e.prefix) or e.prefix.startswith(p) for p in ran)]
+        for e in unused:
+            terminalreporter.write_line(
+                f"warning: {path}:{e.line} ({e.prefix}) matched no failure in this run: "
+                f"stale, or its deviation did not show on these examples", yellow=True)
     if not _records:
         return
     tally = conformance_report.per_family(_records)

@@ -16,6 +16,7 @@ from strategies.batches import BatchCase
 from strategies.pcp import PcpCase
 
 PREPARE_CALL = "prepare_inputs(batch, table, buffers, decode_query_len)"
+GATHER_CALL = "gather_batch_req_state(batch, table, decode_query_len)"
 
 
 def note_reproduction(code: str) -> None:
@@ -63,15 +64,24 @@ def partition_call(case: PcpCase, rank: int | str) -> str:
     return f"partition_batch(global_batch, {case.world_size}, {rank}, local_buffers)"
 
 
-def partition_all(target: Target, case: PcpCase, device: str) -> tuple[Any, list[Any]]:
-    """The target's global batch and every rank's local batch."""
+def partition_ranks(target: Target, case: PcpCase, device: str
+                    ) -> tuple[Any, list[tuple[Any, Any]]]:
+    """The target's global batch and every rank's (local batch, local buffers)."""
     note_reproduction(case.snippet(
         target.name, device,
         f"local_buffers = t.InputBuffers(2 * {case.batch_case.max_num_reqs}, "
         f"{case.batch_case.max_num_tokens}, device)",
         f"outs = [t.{partition_call(case, 'rank')} for rank in range(pcp_world_size)]"))
     global_batch = prepare(target, case.batch_case, device, record=False)[2]
-    outs = [target.partition_batch(global_batch, case.world_size, rank,
-                                   local_buffers(target, case, device))
-            for rank in range(case.world_size)]
-    return global_batch, outs
+    ranks = []
+    for rank in range(case.world_size):
+        buffers = local_buffers(target, case, device)
+        ranks.append((target.partition_batch(global_batch, case.world_size, rank, buffers),
+                      buffers))
+    return global_batch, ranks
+
+
+def partition_all(target: Target, case: PcpCase, device: str) -> tuple[Any, list[Any]]:
+    """The target's global batch and every rank's local batch."""
+    global_batch, ranks = partition_ranks(target, case, device)
+    return global_batch, [out for out, _ in ranks]

@@ -7,6 +7,7 @@ FAMILIES: dict[str, str] = {
     "dummy_parity": "F2 dummy batch and its parity with a real batch",
     "device_host": "device tensors equal host twins; F1.4 copy semantics",
     "pcp": "F3 prefill context parallel partition",
+    "aliasing": "views of the persistent buffers vs fresh arrays, in real, dummy and PCP batches",
     "slot_table": "slot table LIFO, capacity and removal semantics",
     "differential": "the target and the reference give the same outcome on the same input",
 }

@@ -12,7 +12,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from conformance.assertions import assert_device_tensor, assert_host_array
+from conformance.assertions import ContractViolation, assert_device_tensor, assert_host_array, fail
+
+# The slot table's per-slot host arrays (SPEC vocabulary), all int32.
+TABLE_ARRAYS = ("num_computed_tokens", "prefill_len", "num_computed_prefill_tokens")
 
 
 @dataclass(frozen=True)
@@ -21,6 +24,10 @@ class ArrayField:
     on_device: bool
     dtype: Any
     length: str
+    # A view of a persistent input buffer (graph replay reads the buffer), as upstream
+    # builds it; every other field is a fresh array that no later batch changes
+    # (SPEC: Aliasing; read in vLLM 0.34.0's prepare_inputs and make_dummy).
+    view: bool = False
 
 
 ARRAY_FIELDS: tuple[ArrayField, ...] = (
@@ -29,9 +36,9 @@ ARRAY_FIELDS: tuple[ArrayField, ...] = (
     ArrayField("expanded_idx_mapping", True, torch.int64, "expanded"),
     ArrayField("expanded_local_pos", True, torch.int32, "expanded"),
     ArrayField("num_scheduled_tokens", False, np.int32, "reqs"),
-    ArrayField("query_start_loc", True, torch.int32, "reqs+1"),
+    ArrayField("query_start_loc", True, torch.int32, "reqs+1", view=True),
     ArrayField("query_start_loc_np", False, np.int32, "reqs+1"),
-    ArrayField("seq_lens", True, torch.int32, "reqs"),
+    ArrayField("seq_lens", True, torch.int32, "reqs", view=True),
     ArrayField("num_computed_tokens_np", False, np.int32, "reqs"),
     ArrayField("prefill_len_np", False, np.int32, "reqs"),
     ArrayField("num_computed_prefill_tokens_np", False, np.int32, "reqs"),
@@ -76,8 +83,11 @@ def check_batch_layout(call: str, batch: Any, device: str) -> None:
             assert_host_array(call, f.name, value, f.dtype, shape)
     for name, typ in SCALAR_FIELDS.items():
         value = field(call, batch, name)
-        assert type(value) is typ, (
-            f"{call}: {name} must be a {typ.__name__}, got {value!r} ({type(value).__name__})")
+        if type(value) is not typ:
+            fail(f"{call}: {name} must be a {typ.__name__}, got {value!r} "
+                 f"({type(value).__name__})")
+    if type(batch.req_ids) is list and not all(type(r) is str for r in batch.req_ids):
+        fail(f"{call}: req_ids must hold str, got {[type(r).__name__ for r in batch.req_ids]}")
 
 
 def field(call: str, batch: Any, name: str) -> Any:
@@ -85,23 +95,25 @@ def field(call: str, batch: Any, name: str) -> Any:
     try:
         return getattr(batch, name)
     except AttributeError:
-        raise AssertionError(f"{call}: the batch ({type(batch).__qualname__}) has no field "
-                             f"{name!r}") from None
+        raise ContractViolation([(f"{call}: the batch ({type(batch).__qualname__}) has no "
+                                 f"field {name!r}")]) from None
 
 
 def check_no_conversion_on_use(call: str, batch: Any) -> None:
     """Index arrays are already what indexing wants: converting them is a no-op."""
     idx_np = batch.idx_mapping_np
-    assert np.asarray(idx_np, dtype=np.intp) is idx_np, (
-        f"{call}: np.asarray(idx_mapping_np, np.intp) made a copy "
-        f"(idx_mapping_np is {idx_np.dtype}, not intp)")
-    assert torch.from_numpy(idx_np).dtype == torch.int64, (
-        f"{call}: torch.from_numpy(idx_mapping_np) is {torch.from_numpy(idx_np).dtype}, "
-        f"expected torch.int64")
+    if not isinstance(idx_np, np.ndarray):
+        return  # check_batch_layout names it
+    if np.asarray(idx_np, dtype=np.intp) is not idx_np:
+        fail(f"{call}: np.asarray(idx_mapping_np, np.intp) made a copy "
+             f"(idx_mapping_np is {idx_np.dtype}, not intp)")
+    if torch.from_numpy(idx_np).dtype != torch.int64:
+        fail(f"{call}: torch.from_numpy(idx_mapping_np) is {torch.from_numpy(idx_np).dtype}, "
+             f"expected torch.int64")
     for name in ("idx_mapping", "expanded_idx_mapping", "logits_indices"):
         t = getattr(batch, name)
-        assert t.to(torch.int64) is t, (
-            f"{call}: {name}.to(torch.int64) made a copy ({name} is {t.dtype}, not int64)")
+        if isinstance(t, torch.Tensor) and t.to(torch.int64) is not t:
+            fail(f"{call}: {name}.to(torch.int64) made a copy ({name} is {t.dtype}, not int64)")
 
 
 def describe_field(value: Any) -> tuple[Any, ...]:

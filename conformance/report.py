@@ -30,6 +30,8 @@ _SNIPPET = re.compile(rf"{_E}Reproduce with:\n(.*?)(?={_E}$|{_SECTIONS}|\Z)", re
 # The raised exception's own line, "Name: message" (not the group's summary line).
 _MESSAGE = re.compile(rf"^{_GUTTER}[ \t]*((?!ExceptionGroup)[A-Za-z_][\w.]*: .+)$", re.M)
 _FIRST_LINE = re.compile(r"^E[ \t]+(\S.*)$", re.M)  # e.g. a bare "assert x == y"
+# The lines of a multi-field ContractViolation ("N contract failures:" then "- ...").
+_LIST_ITEM = re.compile(rf"\n{_GUTTER}?[ \t]*(- .*)")
 
 
 def _strip_e(text: str) -> str:
@@ -41,12 +43,23 @@ def _strip_e(text: str) -> str:
 
 def parse_failure(longrepr: str) -> dict[str, str]:
     """The assertion message, falsifying example and snippet from a failure's text."""
-    message = _MESSAGE.search(longrepr) or _FIRST_LINE.search(longrepr)
     example = _EXAMPLE.search(longrepr)
+    # The raised exception is the last one before Hypothesis' example (a chained
+    # cause, e.g. the TypeError behind a ContractViolation, is printed above it).
+    before = list(_MESSAGE.finditer(longrepr, 0, example.start())) if example else []
+    message = (before[-1] if before else _MESSAGE.search(longrepr)) or \
+        _FIRST_LINE.search(longrepr)
     snippet = _SNIPPET.search(longrepr)
     # pytest.fail(..., pytrace=False) prints the bare message, with no gutter.
     bare = next((line.strip() for line in longrepr.splitlines() if line.strip()), "")
-    return {"message": message.group(1).strip() if message else bare,
+    text = message.group(1).strip() if message else bare
+    if message is not None:  # the failure lines that follow it, one per field
+        pos, items = message.end(), []
+        while (item := _LIST_ITEM.match(longrepr, pos)) is not None:
+            items.append(item.group(1).strip())
+            pos = item.end()
+        text = "\n".join([text, *items])
+    return {"message": text,
             "falsifying_example": _strip_e(example.group(1)) if example else "",
             "reproduction": _strip_e(snippet.group(1)) if snippet else ""}
 

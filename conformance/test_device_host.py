@@ -9,32 +9,40 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conformance.aliasing import batch_arrays, check_batch_aliasing, extents
 from conformance.assertions import (
     assert_device_tensor,
     assert_no_shared_memory,
     assert_same_object,
     assert_values,
+    every_failure,
 )
 from conformance.build import (
     PREPARE_CALL,
     note_reproduction,
-    partition_all,
     partition_call,
+    partition_ranks,
     prepare,
     synchronize,
     target_snippet,
 )
-from conformance.fields import DEVICE_TWINS
-from conformance.state import TABLE_ARRAYS
-from strategies import batch_cases, copy_sources, pcp_cases
+from conformance.fields import DEVICE_TWINS, TABLE_ARRAYS
+from strategies import batch_cases, copy_sources, dummy_sizes, every_world_size, pcp_cases
 
 pytestmark = pytest.mark.device_host
 
 
-def check_twins(call: str, batch, device: str) -> None:
+def check_twins(call: str, batch, device: str, buffers, table=None, others=None) -> None:
     """Each device tensor vs the host array it was made from: dtype
-    (torch.from_numpy's), shape and values."""
+    (torch.from_numpy's), shape and values; and that it is a copy, not the host
+    array's memory, as every fresh field must be (conformance/aliasing.py)."""
     synchronize(device)
+    with every_failure():
+        _check_twins(call, batch, device)
+        check_batch_aliasing(call, batch, buffers, table, others)
+
+
+def _check_twins(call: str, batch, device: str) -> None:
     for dev_name, host_name in DEVICE_TWINS:
         host = getattr(batch, host_name)
         assert_device_tensor(call, dev_name, getattr(batch, dev_name),
@@ -62,24 +70,30 @@ def check_twins(call: str, batch, device: str) -> None:
 
 @given(case=batch_cases())
 def test_prepare_inputs_device_twins(target, case, device):
-    check_twins(PREPARE_CALL, prepare(target, case, device)[2], device)
+    table, buffers, out = prepare(target, case, device)
+    check_twins(PREPARE_CALL, out, device, buffers, table)
 
 
-@given(num_reqs=st.integers(1, 16), extra=st.integers(0, 64))
-def test_make_dummy_device_twins(target, device, num_reqs, extra):
-    call = f"make_dummy({num_reqs}, {num_reqs + extra}, buffers)"
+@given(sizes=dummy_sizes())
+def test_make_dummy_device_twins(target, device, sizes):
+    num_reqs, num_tokens, _ = sizes
+    call = f"make_dummy({num_reqs}, {num_tokens}, buffers)"
     note_reproduction(target_snippet(
-        target.name, f"buffers = t.InputBuffers({num_reqs}, {num_reqs + extra}, {device!r})",
+        target.name, f"buffers = t.InputBuffers({num_reqs}, {num_tokens}, {device!r})",
         f"t.{call}"))
-    buffers = target.InputBuffers(num_reqs, num_reqs + extra, device)
-    check_twins(call, target.make_dummy(num_reqs, num_reqs + extra, buffers), device)
+    buffers = target.InputBuffers(num_reqs, num_tokens, device)
+    check_twins(call, target.make_dummy(num_reqs, num_tokens, buffers), device, buffers)
 
 
 @given(case=pcp_cases())
+@every_world_size
 def test_partition_batch_device_twins(target, case, device):
-    _, outs = partition_all(target, case, device)
-    for rank, out in enumerate(outs):
-        check_twins(partition_call(case, rank), out, device)
+    """Also: a local batch's fresh arrays share no memory with the global batch's."""
+    global_batch, ranks = partition_ranks(target, case, device)
+    global_arrays = extents({f"global batch {k}": v
+                             for k, v in batch_arrays(global_batch).items()})
+    for rank, (out, buffers) in enumerate(ranks):
+        check_twins(partition_call(case, rank), out, device, buffers, others=global_arrays)
 
 
 @given(case=batch_cases())
@@ -87,6 +101,11 @@ def test_device_gathers_equal_host_gathers(target, case, device):
     """Indexing the slot state with idx_mapping on the device (advanced indexing and
     index_select) gives what idx_mapping_np gives on the host."""
     table, _, out = prepare(target, case, device)
+    with every_failure():
+        _check_device_gathers(table, out, device)
+
+
+def _check_device_gathers(table, out, device: str) -> None:
     for name in TABLE_ARRAYS:
         host = np.asarray(getattr(table, name))
         on_device = torch.from_numpy(host).to(device)

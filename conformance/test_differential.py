@@ -13,14 +13,36 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.build import (PREPARE_CALL, local_buffers, note_reproduction, partition_call,
-                               synchronize, target_snippet)
-from conformance.differential import (REFERENCE, Outcome, assert_same_field,
-                                      assert_same_fields, assert_same_outcome, run)
-from conformance.fields import ARRAY_FIELDS, SCALAR_FIELDS
+from conformance.build import (
+    GATHER_CALL,
+    PREPARE_CALL,
+    local_buffers,
+    note_reproduction,
+    partition_call,
+    synchronize,
+    target_snippet,
+)
+from conformance.differential import (
+    REFERENCE,
+    Outcome,
+    assert_same_field,
+    assert_same_fields,
+    assert_same_outcome,
+    run,
+)
+from conformance.fields import ARRAY_FIELDS, SCALAR_FIELDS, TABLE_ARRAYS
 from conformance.target import Target, load_target
-from strategies import (BatchCase, batch_cases, copy_sources, dummy_sizes, missing_id_cases,
-                        pcp_cases, slot_histories, sort_cases)
+from strategies import (
+    BatchCase,
+    batch_cases,
+    copy_sources,
+    dummy_sizes,
+    every_world_size,
+    missing_id_cases,
+    pcp_cases,
+    slot_histories,
+    sort_cases,
+)
 
 pytestmark = pytest.mark.differential
 
@@ -29,7 +51,6 @@ BATCH_FIELDS = [*(f.name for f in ARRAY_FIELDS), *SCALAR_FIELDS]
 GATHER_FIELDS = ["req_ids", "num_scheduled_tokens", "idx_mapping_np", "prefill_len_np",
                  "num_computed_prefill_tokens_np", "is_prefilling_np", "has_prefill"]
 LOCAL_FIELDS = [*BATCH_FIELDS, "local_to_global_batch_req_idx_np"]
-LIVE_STATE = ("num_computed_tokens", "prefill_len", "num_computed_prefill_tokens")
 
 
 @pytest.fixture(scope="module")
@@ -69,13 +90,10 @@ def test_slot_table_matches_reference(target, reference, history):
     assert_same_field("after the history", "req_id_to_index", dict(ref_table.req_id_to_index),
                       dict(table.req_id_to_index))
     live = np.array(sorted(ref_table.req_id_to_index.values()), dtype=np.intp)
-    for name in LIVE_STATE:
+    for name in TABLE_ARRAYS:
         assert_same_field("after the history", f"{name}[live slots]",
                           np.asarray(getattr(ref_table, name))[live],
                           np.asarray(getattr(table, name))[live])
-
-
-GATHER_CALL = "gather_batch_req_state(batch, table, decode_query_len)"
 
 
 @given(case=batches_and_missing_ids)
@@ -83,7 +101,7 @@ def test_gather_matches_reference(target, reference, case):
     note_reproduction(case.snippet(target.name, "cpu", f"out = t.{GATHER_CALL}"))
     ref, got = (run(t.gather_batch_req_state, case.batch(), case.build_table(t),
                     case.decode_query_len) for t in (reference, target))
-    if not assert_same_outcome(GATHER_CALL, ref, got):
+    if not assert_same_outcome(GATHER_CALL, ref, got, case.missing_ids):
         assert_same_fields(GATHER_CALL, ref.value, got.value, GATHER_FIELDS)
 
 
@@ -101,7 +119,7 @@ def test_prepare_inputs_matches_reference(target, reference, case, device):
         f"out = t.{PREPARE_CALL}"))
     ref, got = _prepare(reference, case, device), _prepare(target, case, device)
     synchronize(device)
-    if not assert_same_outcome(PREPARE_CALL, ref, got):
+    if not assert_same_outcome(PREPARE_CALL, ref, got, case.missing_ids):
         assert_same_fields(PREPARE_CALL, ref.value, got.value, BATCH_FIELDS)
 
 
@@ -135,6 +153,7 @@ def test_async_copy_matches_reference(target, reference, x, device):
 
 
 @given(case=pcp_cases())
+@every_world_size
 def test_partition_matches_reference(target, reference, case, device):
     """Every rank's local batch and the layout (segments, padding, restore index)."""
     note_reproduction(case.snippet(

@@ -10,8 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from conformance.assertions import assert_device_tensor, assert_host_array
+from conformance.assertions import assert_device_tensor, assert_host_array, every_failure, fail
 from conformance.build import (
+    GATHER_CALL,
     PREPARE_CALL,
     note_reproduction,
     partition_all,
@@ -20,12 +21,9 @@ from conformance.build import (
     target_snippet,
 )
 from conformance.fields import check_batch_layout, check_no_conversion_on_use
-from strategies import batch_cases, pcp_cases
+from strategies import batch_cases, dummy_sizes, every_world_size, pcp_cases
 
 pytestmark = pytest.mark.dtype_width
-
-GATHER_CALL = "gather_batch_req_state(batch, table, decode_query_len)"
-
 
 @given(case=batch_cases())
 def test_gather_dtypes(target, case):
@@ -33,47 +31,56 @@ def test_gather_dtypes(target, case):
     out = target.gather_batch_req_state(case.batch(), case.build_table(target),
                                         case.decode_query_len)
     n = (len(case.num_scheduled_tokens),)
-    assert_host_array(GATHER_CALL, "idx_mapping_np", out.idx_mapping_np, np.intp, n)
-    for name in ("num_scheduled_tokens", "prefill_len_np", "num_computed_prefill_tokens_np"):
-        # Gathered arrays keep their source dtype, not the index dtype.
-        assert_host_array(GATHER_CALL, name, getattr(out, name), np.int32, n)
-    assert_host_array(GATHER_CALL, "is_prefilling_np", out.is_prefilling_np, np.bool_, n)
-    assert np.asarray(out.idx_mapping_np, dtype=np.intp) is out.idx_mapping_np, (
-        f"{GATHER_CALL}: np.asarray(idx_mapping_np, np.intp) made a copy")
+    with every_failure():
+        assert_host_array(GATHER_CALL, "idx_mapping_np", out.idx_mapping_np, np.intp, n)
+        for name in ("num_scheduled_tokens", "prefill_len_np",
+                     "num_computed_prefill_tokens_np"):
+            # Gathered arrays keep their source dtype, not the index dtype.
+            assert_host_array(GATHER_CALL, name, getattr(out, name), np.int32, n)
+        assert_host_array(GATHER_CALL, "is_prefilling_np", out.is_prefilling_np, np.bool_, n)
+        if type(out.req_ids) is not list:
+            fail(f"{GATHER_CALL}: req_ids must be a list, got {type(out.req_ids).__name__}")
+        if np.asarray(out.idx_mapping_np, dtype=np.intp) is not out.idx_mapping_np:
+            fail(f"{GATHER_CALL}: np.asarray(idx_mapping_np, np.intp) made a copy")
 
 
 @given(case=batch_cases())
 def test_prepare_inputs_dtypes(target, case, device):
     _, _, out = prepare(target, case, device)
-    check_batch_layout(PREPARE_CALL, out, device)
-    check_no_conversion_on_use(PREPARE_CALL, out)
+    with every_failure():
+        check_batch_layout(PREPARE_CALL, out, device)
+        check_no_conversion_on_use(PREPARE_CALL, out)
 
 
-@given(num_reqs=st.integers(1, 16), extra_tokens=st.integers(0, 64))
-def test_make_dummy_dtypes(target, device, num_reqs, extra_tokens):
-    num_tokens = num_reqs + extra_tokens
+@given(sizes=dummy_sizes())
+def test_make_dummy_dtypes(target, device, sizes):
+    num_reqs, num_tokens, _ = sizes
     call = f"make_dummy({num_reqs}, {num_tokens}, buffers)"
     note_reproduction(target_snippet(
         target.name, f"buffers = t.InputBuffers({num_reqs}, {num_tokens}, {device!r})",
         f"out = t.{call}"))
     buffers = target.InputBuffers(num_reqs, num_tokens, device)
     out = target.make_dummy(num_reqs, num_tokens, buffers)
-    check_batch_layout(call, out, device)
-    check_no_conversion_on_use(call, out)
+    with every_failure():
+        check_batch_layout(call, out, device)
+        check_no_conversion_on_use(call, out)
 
 
 @given(case=pcp_cases())
+@every_world_size
 def test_partition_batch_dtypes(target, case, device):
     _, outs = partition_all(target, case, device)
-    for rank, out in enumerate(outs):
-        call = partition_call(case, rank)
-        check_batch_layout(call, out, device)
-        check_no_conversion_on_use(call, out)
-        l2g = out.local_to_global_batch_req_idx_np
-        assert_host_array(call, "local_to_global_batch_req_idx_np", l2g, np.intp,
-                          (out.num_reqs,))
-        assert np.asarray(l2g, dtype=np.intp) is l2g, (
-            f"{call}: np.asarray(local_to_global_batch_req_idx_np, np.intp) made a copy")
+    with every_failure():
+        for rank, out in enumerate(outs):
+            call = partition_call(case, rank)
+            check_batch_layout(call, out, device)
+            check_no_conversion_on_use(call, out)
+            l2g = out.local_to_global_batch_req_idx_np
+            assert_host_array(call, "local_to_global_batch_req_idx_np", l2g, np.intp,
+                              (out.num_reqs,))
+            if np.asarray(l2g, dtype=np.intp) is not l2g:
+                fail(f"{call}: np.asarray(local_to_global_batch_req_idx_np, np.intp) "
+                     "made a copy")
 
 
 @given(x=hnp.arrays(st.sampled_from([np.intp, np.int32, np.int64, np.bool_]),

@@ -9,11 +9,17 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from conformance import oracle
-from conformance.assertions import assert_equal, assert_same_object, assert_values
+from conformance import oracle, state
+from conformance.assertions import (
+    assert_equal,
+    assert_raises,
+    assert_same_object,
+    assert_values,
+    every_failure,
+    fail,
+)
 from conformance.build import PREPARE_CALL, note_reproduction, prepare, synchronize, target_snippet
 from conformance.fields import ARRAY_FIELDS, SCALAR_FIELDS, describe_field
-from conformance.state import assert_table_unchanged, snapshot_table
 from strategies import batch_cases, dummy_sizes
 
 pytestmark = pytest.mark.dummy_parity
@@ -38,15 +44,19 @@ def test_make_dummy_values(target, device, sizes):
     buffers = target.InputBuffers(num_reqs, num_tokens, device)
     out = target.make_dummy(num_reqs, num_tokens, buffers, max_query_len)
     synchronize(device)
+    with every_failure():
+        _check_dummy_values(call, out, num_reqs, num_tokens, max_query_len)
+
+
+def _check_dummy_values(call, out, num_reqs, num_tokens, max_query_len) -> None:
     split = oracle.even_split(num_reqs, num_tokens)
     qsl = oracle.query_start_loc(split)
     assert_equal(call, "num_reqs", out.num_reqs, num_reqs)
     assert_equal(call, "num_tokens", out.num_tokens, num_tokens)
     assert_equal(call, "len(req_ids)", len(out.req_ids), num_reqs)
     assert_values(call, "num_scheduled_tokens", out.num_scheduled_tokens, split)
-    if max_query_len is not None:
-        assert max(out.num_scheduled_tokens) <= max_query_len, (
-            f"{call}: a request has {max(out.num_scheduled_tokens)} tokens > max_query_len")
+    if max_query_len is not None and max(out.num_scheduled_tokens) > max_query_len:
+        fail(f"{call}: a request has {max(out.num_scheduled_tokens)} tokens > max_query_len")
     assert_values(call, "idx_mapping_np", out.idx_mapping_np, np.arange(num_reqs))
     assert_values(call, "idx_mapping", out.idx_mapping, np.arange(num_reqs))
     assert_same_object(call, "expanded_idx_mapping", out.expanded_idx_mapping,
@@ -72,11 +82,9 @@ def test_make_dummy_rejects_bad_sizes(target, sizes):
     num_reqs, num_tokens = sizes
     call = f"make_dummy({num_reqs}, {num_tokens}, buffers)"
     buffers = target.InputBuffers(16, 16, "cpu")
-    with pytest.raises(ValueError) as info:
-        target.make_dummy(num_reqs, num_tokens, buffers)
-    msg = str(info.value)
-    assert str(num_reqs) in msg and str(num_tokens) in msg, (
-        f"{call}: the ValueError does not name both numbers: {msg!r}")
+    assert_raises(call, ValueError, target.make_dummy, num_reqs, num_tokens, buffers,
+                  match=lambda e: None if str(num_reqs) in str(e) and str(num_tokens) in str(e)
+                  else "does not name both numbers")
 
 
 @given(num_reqs=st.integers(1, 8), extra=st.integers(1, 40), data=st.data())
@@ -87,11 +95,9 @@ def test_make_dummy_rejects_a_query_over_max_query_len(target, num_reqs, extra, 
     max_query_len = data.draw(st.integers(1, longest - 1), label="max_query_len")
     call = f"make_dummy({num_reqs}, {num_tokens}, buffers, max_query_len={max_query_len})"
     buffers = target.InputBuffers(num_reqs, num_tokens, "cpu")
-    with pytest.raises(ValueError) as info:
-        target.make_dummy(num_reqs, num_tokens, buffers, max_query_len)
-        raise AssertionError(f"{call} returned a batch whose longest query is {longest}")
-    assert str(max_query_len) in str(info.value), (
-        f"{call}: the ValueError does not name max_query_len: {info.value}")
+    assert_raises(call, ValueError, target.make_dummy, num_reqs, num_tokens, buffers,
+                  max_query_len, match=lambda e: None if str(max_query_len) in str(e)
+                  else "does not name max_query_len")
 
 
 @given(case=batch_cases(), sizes=dummy_sizes())
@@ -100,10 +106,11 @@ def test_make_dummy_touches_no_slot_table(target, device, case, sizes):
     num_reqs, num_tokens, max_query_len = sizes
     table, _, _ = prepare(target, case, device,
                           f"t.make_dummy({num_reqs}, {num_tokens}, dummy_buffers)")
-    before = snapshot_table(table)
+    before = state.snapshot({"table": table})
     buffers = target.InputBuffers(num_reqs, num_tokens, device)
     target.make_dummy(num_reqs, num_tokens, buffers, max_query_len)
-    assert_table_unchanged(f"make_dummy({num_reqs}, {num_tokens}, buffers)", before, table)
+    state.assert_unchanged(f"make_dummy({num_reqs}, {num_tokens}, buffers)", before,
+                           {"table": table})
 
 
 @given(case=batch_cases(kinds=NO_DRAFTS))
@@ -113,14 +120,17 @@ def test_dummy_and_real_batches_have_the_same_form(target, device, case):
     buffers = target.InputBuffers(case.max_num_reqs, case.max_num_tokens, device)
     dummy = target.make_dummy(real.num_reqs, real.num_tokens, buffers)
     call = f"make_dummy({real.num_reqs}, {real.num_tokens}, buffers) vs {PREPARE_CALL}"
-    assert_equal(call, "field names", _fields(dummy), _fields(real))
-    for name in [*SCALAR_FIELDS, *(f.name for f in ARRAY_FIELDS)]:
-        d, r = describe_field(getattr(dummy, name)), describe_field(getattr(real, name))
-        assert d == r, (f"{call}: field {name} differs in form: dummy is {d}, real is {r} "
-                        f"(type, dtype, device, rank, shape)")
-    assert (dummy.expanded_idx_mapping is dummy.idx_mapping) == (
-        real.expanded_idx_mapping is real.idx_mapping), (
-        f"{call}: expanded_idx_mapping aliases idx_mapping in one batch but not the other")
+    with every_failure():
+        assert_equal(call, "field names", _fields(dummy), _fields(real))
+        for name in [*SCALAR_FIELDS, *(f.name for f in ARRAY_FIELDS)]:
+            d, r = describe_field(getattr(dummy, name)), describe_field(getattr(real, name))
+            if d != r:
+                fail(f"{call}: field {name} differs in form: dummy is {d}, real is {r} "
+                     f"(type, dtype, device, rank, shape)")
+        if (dummy.expanded_idx_mapping is dummy.idx_mapping) != (
+                real.expanded_idx_mapping is real.idx_mapping):
+            fail(f"{call}: expanded_idx_mapping aliases idx_mapping in one batch but not "
+                 "the other")
 
 
 @given(case=batch_cases(), sizes=dummy_sizes())
@@ -141,9 +151,10 @@ def test_real_batch_after_dummy_equals_fresh_real_batch(target, device, case, si
                                   case.decode_query_len)
     synchronize(device)
     call = f"{PREPARE_CALL} after make_dummy({num_reqs}, {num_tokens})"
-    for name in SCALAR_FIELDS:
-        assert_equal(call, name, getattr(after, name), getattr(fresh, name))
-    for f in ARRAY_FIELDS:
-        assert_values(call, f.name, getattr(after, f.name), getattr(fresh, f.name))
+    with every_failure():
+        for name in SCALAR_FIELDS:
+            assert_equal(call, name, getattr(after, name), getattr(fresh, name))
+        for f in ARRAY_FIELDS:
+            assert_values(call, f.name, getattr(after, f.name), getattr(fresh, f.name))
 
 

@@ -9,24 +9,23 @@ import pytest
 from hypothesis import given
 
 from conformance import oracle
-from conformance.assertions import assert_equal, assert_values
-from conformance.build import PREPARE_CALL, note_reproduction, prepare, synchronize
+from conformance.assertions import assert_equal, assert_values, every_failure, fail
+from conformance.build import GATHER_CALL, PREPARE_CALL, note_reproduction, prepare, synchronize
 from strategies import batch_cases, sort_cases
 
 pytestmark = pytest.mark.ordering
 
 SORT_CALL = "sort_batch_req_ids(num_tokens_per_req, draft_tokens, decode_query_len)"
-GATHER_CALL = "gather_batch_req_state(batch, table, decode_query_len)"
-
-
 @given(case=sort_cases())
 def test_sort_batch_req_ids_spec_order(target, case):
     """A permutation of the batch's ids, in F1.1 order, stable on ties."""
     note_reproduction(case.snippet(target.name))
     num, drafts = case.num_tokens_per_req, case.draft_tokens
-    got = list(target.sort_batch_req_ids(dict(num), copy.deepcopy(drafts),
-                                         case.decode_query_len))
+    got = target.sort_batch_req_ids(dict(num), copy.deepcopy(drafts), case.decode_query_len)
     expected = oracle.spec_order(num, drafts, case.decode_query_len)
+    if type(got) is not list:
+        fail(f"{SORT_CALL}: must return a list, got {type(got).__name__}")
+    got = list(got)
     assert sorted(got) == sorted(expected), (
         f"{SORT_CALL}: not a permutation of the batch's ids: missing "
         f"{sorted(set(expected) - set(got))!r}, extra {sorted(set(got) - set(expected))!r}")
@@ -46,11 +45,11 @@ def test_sort_batch_req_ids_is_pure(target, case):
         target.name, "cpu", "t.sort_batch_req_ids(batch.num_scheduled_tokens, "
         "batch.scheduled_spec_decode_tokens, decode_query_len)"))
     num, drafts = dict(case.num_scheduled_tokens), copy.deepcopy(case.draft_tokens)
-    got = list(target.sort_batch_req_ids(num, drafts, case.decode_query_len))
+    got = target.sort_batch_req_ids(num, drafts, case.decode_query_len)
     assert_equal(SORT_CALL, "num_tokens_per_req after the call", num, case.num_scheduled_tokens)
     assert_equal(SORT_CALL, "draft_tokens after the call", drafts, case.draft_tokens)
     in_batch = {r: d for r, d in drafts.items() if r in num}
-    again = list(target.sort_batch_req_ids(num, in_batch, case.decode_query_len))
+    again = target.sort_batch_req_ids(num, in_batch, case.decode_query_len)
     assert_equal(SORT_CALL + " without foreign draft entries", "result", again, got)
 
 
@@ -62,7 +61,12 @@ def test_gather_values(target, case):
     out = target.gather_batch_req_state(case.batch(), table, case.decode_query_len)
     order = oracle.spec_order(case.num_scheduled_tokens, case.draft_tokens,
                               case.decode_query_len)
-    assert_equal(GATHER_CALL, "req_ids", list(out.req_ids), order)
+    with every_failure():
+        _check_gathered(out, table, case, order)
+
+
+def _check_gathered(out, table, case, order) -> None:
+    assert_equal(GATHER_CALL, "req_ids", out.req_ids, order)
     slots = np.array([table.req_id_to_index[r] for r in order])
     assert_values(GATHER_CALL, "num_scheduled_tokens", out.num_scheduled_tokens,
                   [case.num_scheduled_tokens[r] for r in order])
@@ -89,7 +93,12 @@ def test_prepare_inputs_values(target, case, device):
     counts = [case.num_scheduled_tokens[r] for r in order]
     drafts = [len(case.draft_tokens.get(r) or ()) for r in order]
     slots = np.array([table.req_id_to_index[r] for r in order])
-    assert_equal(call, "req_ids", list(out.req_ids), order)
+    with every_failure():
+        _check_prepared(out, call, order, counts, drafts, slots, table)
+
+
+def _check_prepared(out, call, order, counts, drafts, slots, table) -> None:
+    assert_equal(call, "req_ids", out.req_ids, order)
     assert_equal(call, "num_reqs", out.num_reqs, len(order))
     assert_equal(call, "num_tokens", out.num_tokens, sum(counts))
     assert_equal(call, "num_draft_tokens", out.num_draft_tokens, sum(drafts))

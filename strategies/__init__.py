@@ -4,11 +4,13 @@ Every strategy yields a *case*: plain data (ints, strings, dicts, op lists) that
 rebuilds the input on any target and prints as a copy-paste reproduction.
 """
 
-from strategies.batches import BatchCase, SortCase, batch_cases, missing_id_cases, sort_cases
+from strategies.batches import (BatchCase, SortCase, batch_cases, missing_id_cases,
+                                missing_id_examples, sort_cases)
 from strategies.ids import request_ids
 from strategies.inputs import copy_sources, dummy_sizes
-from strategies.pcp import PcpCase, pcp_cases
-from strategies.slot_tables import SlotHistory, slot_histories
+from strategies.pcp import (PcpCase, every_world_size, pcp_cases, placeholder_cases,
+                            placeholder_examples)
+from strategies.slot_tables import SlotHistory, slot_histories, table_sizes
 
 __all__ = [
     "BatchCase",
@@ -18,9 +20,14 @@ __all__ = [
     "batch_cases",
     "copy_sources",
     "dummy_sizes",
+    "every_world_size",
     "missing_id_cases",
+    "missing_id_examples",
     "pcp_cases",
+    "placeholder_cases",
+    "placeholder_examples",
     "request_ids",
     "slot_histories",
     "sort_cases",
+    "table_sizes",
 ]

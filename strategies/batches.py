@@ -1,24 +1,26 @@
-"""Scheduler batches over a slot table: decode-only, prefill-only, mixed, spec-decode."""
+"""Scheduler batches over a slot table: decode-only, prefill-only, mixed, spec-decode,
+small and large, and batches that schedule ids missing from the table."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from hypothesis import event
+from hypothesis import event, example
 from hypothesis import strategies as st
 
 from impl.scheduler import SchedulerBatch
 from strategies.ids import draw_fresh_id, request_ids
-from strategies.slot_tables import SlotHistory, slot_histories
+from strategies.slot_tables import SMALL_TABLE, SlotHistory, slot_histories, table_sizes
 
 BATCH_KINDS = ("decode", "prefill", "mixed", "spec_decode")
 _BOOL = st.booleans()
-_STATE_FOR_KIND = {"decode": "decode", "prefill": "prefill", "mixed": "any",
-                   "spec_decode": "any"}
+_STATE_FOR_KIND = {"decode": "decode", "prefill": "prefill", "mixed": "any"}
+# How the missing ids of a batch sit among the present ones (missing_id_cases).
+MISSING_SHAPES = ("one", "several", "all")
 
 
-@dataclass
+@dataclass(frozen=True)
 class BatchCase:
     """A slot-table history plus one scheduler step over it."""
 
@@ -28,11 +30,13 @@ class BatchCase:
     decode_query_len: int
     kind: str
     max_num_tokens: int  # buffer capacity, >= total tokens
-    missing_id: str | None = None  # scheduled but not in the slot table
+    missing_ids: tuple[str, ...] = field(default=())  # scheduled but not in the table
 
     @property
     def max_num_reqs(self) -> int:
-        return self.history.max_num_reqs
+        """Buffer capacity in requests: the table's, or more when missing ids make the
+        batch larger than the table (a lookup must fail before any capacity check)."""
+        return max(self.history.max_num_reqs, len(self.num_scheduled_tokens))
 
     @property
     def num_tokens(self) -> int:
@@ -62,19 +66,39 @@ class BatchCase:
         return "\n".join(lines)
 
 
+def _size_event(num_reqs: int) -> str:
+    return ("1" if num_reqs == 1 else "2-4" if num_reqs <= 4 else "5-16" if num_reqs <= 16
+            else "17+")
+
+
 @st.composite
 def batch_cases(draw: st.DrawFn, kinds: tuple[str, ...] = BATCH_KINDS,
                 max_num_reqs: int | None = None) -> BatchCase:
     kind = draw(st.sampled_from(kinds), label="kind")
-    hist = draw(slot_histories(state=_STATE_FOR_KIND[kind], max_num_reqs=max_num_reqs),
+    if kind == "spec_decode":
+        # Half the spec-decode batches are all decodes, so every request may draft.
+        state = draw(st.sampled_from(("any", "decode")), label="spec_decode_state")
+    else:
+        state = _STATE_FOR_KIND[kind]
+    size = max_num_reqs if max_num_reqs is not None else draw(table_sizes(), label="max_num_reqs")
+    # Some of the live requests, all of them, or all of a full table (full batches are
+    # a case of their own: every slot index in use).
+    scope = draw(st.sampled_from(("some", "all_live", "full_table")), label="scheduled")
+    hist = draw(slot_histories(state=state, max_num_reqs=size, end_full=scope == "full_table"),
                 label="history")
     num_spec = draw(st.integers(1, 4), label="num_speculative_tokens") if kind == "spec_decode" else 0
     decode_query_len = 1 + num_spec
-    order = draw(st.permutations(sorted(hist.live)), label="scheduler_order")
-    if draw(_BOOL, label="schedule_all"):  # every live request: full batches are a case
+    order = sorted(hist.live)
+    if hist.max_num_reqs <= SMALL_TABLE:
+        order = draw(st.permutations(order), label="scheduler_order")
+    else:  # one choice, not one per request
+        draw(st.randoms(use_true_random=False), label="scheduler_order").shuffle(order)
+    if scope != "some":
         scheduled = order
     else:
-        scheduled = order[: draw(st.integers(1, len(order)), label="num_reqs")]
+        # A large table schedules a large batch (past SMALL_TABLE) where it can.
+        least = 1 if hist.max_num_reqs <= SMALL_TABLE else min(len(order), SMALL_TABLE + 1)
+        scheduled = order[: draw(st.integers(least, len(order)), label="num_reqs")]
     num: dict[str, int] = {}
     drafts: dict[str, list[int]] = {}
     for req_id in scheduled:
@@ -84,7 +108,7 @@ def batch_cases(draw: st.DrawFn, kinds: tuple[str, ...] = BATCH_KINDS,
         elif num_spec:
             k = draw(st.integers(0, num_spec), label="num_drafts")
             if k:
-                drafts[req_id] = draw(st.lists(st.integers(0, 50_000), min_size=k, max_size=k))
+                drafts[req_id] = [draw(st.integers(0, 50_000), label="draft_token")] * k
             num[req_id] = 1 + k
         else:
             num[req_id] = 1
@@ -95,7 +119,7 @@ def batch_cases(draw: st.DrawFn, kinds: tuple[str, ...] = BATCH_KINDS,
     case = BatchCase(hist, num, drafts, decode_query_len, kind,
                      max_num_tokens=total + draw(st.integers(0, 8), label="spare_tokens"))
     event(f"batch kind: {kind}")
-    event(f"num_reqs: {'1' if len(num) == 1 else '2-4' if len(num) <= 4 else '5+'}")
+    event(f"num_reqs: {_size_event(len(num))}")
     if len(num) < len(hist.live) or hist.removed:
         event("slot table has holes")
     return case
@@ -103,28 +127,72 @@ def batch_cases(draw: st.DrawFn, kinds: tuple[str, ...] = BATCH_KINDS,
 
 @st.composite
 def missing_id_cases(draw: st.DrawFn) -> BatchCase:
-    """A batch that schedules exactly one id absent from the slot table: one that was
-    removed earlier when the history has one, else a never-seen id."""
+    """A batch that schedules ids absent from the slot table: one, several, or only
+    missing ids (a one-request batch among them), at any position. Missing ids are
+    ids removed earlier where the history has some, else never-seen ids. Their token
+    counts copy a present request's now and then, so that they tie with it in the
+    batch order and land between present ids, not only after them."""
     case = draw(batch_cases())
-    candidates = [r for r in case.history.removed if r not in case.num_scheduled_tokens]
-    if candidates and draw(st.booleans(), label="missing_was_removed"):
-        missing = draw(st.sampled_from(candidates))
-        event("missing id: removed earlier")
-    else:
-        missing = draw_fresh_id(draw, {*case.history.live, *case.num_scheduled_tokens},
-                                label="missing_id")
-        event("missing id: never added")
-    items = list(case.num_scheduled_tokens.items())
-    pos = draw(st.integers(0, len(items)), label="missing_position")
-    items.insert(pos, (missing, draw(st.integers(1, 8), label="missing_tokens")))
-    case.num_scheduled_tokens = dict(items)
-    case.draft_tokens.pop(missing, None)
-    case.max_num_tokens = case.num_tokens + 8
-    case.missing_id = missing
-    return case
+    shape = draw(st.sampled_from(MISSING_SHAPES), label="missing_shape")
+    items = [] if shape == "all" else list(case.num_scheduled_tokens.items())
+    count = 1 if shape == "one" else draw(st.integers(1 if shape == "all" else 2, 4),
+                                          label="num_missing")
+    removed = [r for r in case.history.removed if r not in case.num_scheduled_tokens]
+    missing: list[str] = []
+    for _ in range(count):
+        if removed and draw(_BOOL, label="missing_was_removed"):
+            req_id = removed.pop(draw(st.integers(0, len(removed) - 1), label="removed_id"))
+        else:
+            req_id = draw_fresh_id(draw, {*case.history.live, *case.num_scheduled_tokens,
+                                          *case.history.removed, *missing}, label="missing_id")
+        if items and draw(_BOOL, label="missing_ties_a_present_request"):
+            tokens = items[draw(st.integers(0, len(items) - 1), label="tie_with")][1]
+        else:
+            tokens = draw(st.integers(1, 8), label="missing_tokens")
+        items.insert(draw(st.integers(0, len(items)), label="missing_position"),
+                     (req_id, tokens))
+        missing.append(req_id)
+    num = dict(items)
+    drafts = {r: d for r, d in case.draft_tokens.items() if r not in missing}
+    event(f"missing ids: {shape}" + (" (one-request batch)" if len(num) == 1 else ""))
+    return replace(case, num_scheduled_tokens=num, draft_tokens=drafts,
+                   max_num_tokens=sum(num.values()) + 8, missing_ids=tuple(missing))
 
 
-@dataclass
+def _fixed_history() -> SlotHistory:
+    """Four live decodes and one freed id, slots with a hole."""
+    ops = [("add", r, 4, 6) for r in ("a", "b", "c", "gone", "d")]
+    ops.insert(4, ("remove", "gone", 0, 0))
+    hist = SlotHistory(6, ops, removed=["gone"])
+    hist.live.update({r: (4, 6) for r in ("a", "b", "c", "d")})
+    return hist
+
+
+def _missing_example(num: dict[str, int], missing: tuple[str, ...]) -> BatchCase:
+    return BatchCase(_fixed_history(), num, {}, 1, "decode", sum(num.values()) + 8, missing)
+
+
+# Every shape of a missing id at every budget (decodes sort by token count, then
+# scheduler order): looked up first, in the middle, last; several; only missing ids;
+# a one-request batch of a missing id; a missing id that was removed earlier.
+MISSING_ID_EXAMPLES = (
+    _missing_example({"x": 1, "a": 1, "b": 2}, ("x",)),
+    _missing_example({"a": 1, "x": 1, "b": 1}, ("x",)),
+    _missing_example({"a": 1, "b": 1, "x": 3}, ("x",)),
+    _missing_example({"a": 1, "x": 2, "b": 1, "gone": 1, "c": 3}, ("x", "gone")),
+    _missing_example({"x": 1, "y": 2, "gone": 1}, ("x", "y", "gone")),
+    _missing_example({"x": 1}, ("x",)),
+    _missing_example({"a": 1, "b": 1, "c": 1, "gone": 2}, ("gone",)),
+)
+
+
+def missing_id_examples(test: Any) -> Any:
+    for case in reversed(MISSING_ID_EXAMPLES):
+        test = example(case=case)(test)
+    return test
+
+
+@dataclass(frozen=True)
 class SortCase:
     """Arguments of sort_batch_req_ids alone: no slot table needed, so the search
     is dense in the shapes that distinguish orders (ties, partial drafts)."""
@@ -139,10 +207,21 @@ class SortCase:
                 f"{self.decode_query_len})")
 
 
+MAX_SORT_IDS = 64
+
+
 @st.composite
 def sort_cases(draw: st.DrawFn) -> SortCase:
     decode_query_len = draw(st.integers(1, 4), label="decode_query_len")
-    ids = draw(st.lists(request_ids(), min_size=1, max_size=10, unique=True), label="req_ids")
+    if draw(st.sampled_from(("small", "small", "small", "large")), label="sort_size") == "large":
+        # Past any small-input special case (numpy's and many sorts' insertion sort
+        # below 17 elements); cheap ids keep the example small.
+        n = draw(st.integers(17, MAX_SORT_IDS), label="num_ids")
+        prefix = draw(request_ids(), label="id_prefix")
+        ids = [f"{prefix}#{i}" for i in range(n)]
+    else:
+        ids = draw(st.lists(request_ids(), min_size=1, max_size=16, unique=True),
+                   label="req_ids")
     num: dict[str, int] = {}
     drafts: dict[str, list[int]] = {}
     for req_id in ids:
@@ -151,4 +230,5 @@ def sort_cases(draw: st.DrawFn) -> SortCase:
         k = draw(st.integers(0, num[req_id] - 1), label="num_drafts")
         if k or draw(_BOOL, label="empty_draft_entry"):
             drafts[req_id] = [0] * k  # an empty list means no drafts, like a missing key
+    event(f"sort ids: {_size_event(len(ids))}")
     return SortCase(num, drafts, decode_query_len)

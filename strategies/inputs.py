@@ -6,6 +6,8 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from strategies.slot_tables import table_sizes
+
 # intp, int32 and bool: the index, count and mask dtypes the contract moves to a device.
 copy_sources = hnp.arrays(st.sampled_from([np.intp, np.int32, np.bool_]),
                           hnp.array_shapes(max_dims=1, min_side=1, max_side=64))
@@ -14,7 +16,7 @@ copy_sources = hnp.arrays(st.sampled_from([np.intp, np.int32, np.bool_]),
 @st.composite
 def dummy_sizes(draw: st.DrawFn) -> tuple[int, int, int | None]:
     """(num_reqs, num_tokens, max_query_len) that make_dummy must accept."""
-    num_reqs = draw(st.integers(1, 16), label="num_reqs")
+    num_reqs = draw(table_sizes(), label="num_reqs")
     num_tokens = num_reqs + draw(st.integers(0, 80), label="extra_tokens")
     longest = -(-num_tokens // num_reqs)
     max_query_len = draw(st.none() | st.integers(longest, longest + 4), label="max_query_len")

@@ -1,18 +1,30 @@
-"""PCP worlds: a draft-free global batch and a world size of 1-8 (every rank is checked)."""
+"""PCP worlds: a draft-free global batch and a world size of 1-8 (every rank is checked).
+
+Random draws alone leave some world sizes out of a 100-example run (one ci run of the
+layout property never saw W=2 or W=3), so every PCP property also runs
+``every_world_size``: one explicit example per world size over a fixed mixed batch
+(a long fresh prefill, a chunked prefill, decodes, a prefill shorter than 2W, a reused
+slot), and ``placeholder_examples``: a rank with nothing to do at every W >= 2.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
-from hypothesis import event
+from hypothesis import event, example
 from hypothesis import strategies as st
 
 from strategies.batches import BatchCase, batch_cases
+from strategies.slot_tables import SlotHistory
 
 MAX_WORLD_SIZE = 8
+WORLD_SIZES = tuple(range(1, MAX_WORLD_SIZE + 1))
+F = TypeVar("F", bound=Callable[..., object])
 
 
-@dataclass
+@dataclass(frozen=True)
 class PcpCase:
     batch_case: BatchCase
     world_size: int
@@ -28,8 +40,55 @@ class PcpCase:
 
 
 @st.composite
-def pcp_cases(draw: st.DrawFn) -> PcpCase:
+def pcp_cases(draw: st.DrawFn, world_sizes: tuple[int, ...] = WORLD_SIZES) -> PcpCase:
+    # The world size is the first choice: drawn before the batch it spreads evenly.
+    world_size = draw(st.sampled_from(world_sizes), label="pcp_world_size")
     case = draw(batch_cases(kinds=("prefill", "mixed", "decode")))
-    world_size = draw(st.integers(1, MAX_WORLD_SIZE), label="pcp_world_size")
     event(f"pcp_world_size: {world_size}")
     return PcpCase(case, world_size)
+
+
+def _history(max_num_reqs: int, *ops: tuple[str, str, int, int]) -> SlotHistory:
+    hist = SlotHistory(max_num_reqs, list(ops))
+    for op, req_id, prefill_len, computed in ops:
+        if op == "add":
+            hist.live[req_id] = (prefill_len, computed)
+        else:
+            del hist.live[req_id]
+    return hist
+
+
+MIXED_BATCH = BatchCase(
+    _history(6, ("add", "long-prefill", 37, 0), ("add", "chunked", 40, 10),
+             ("add", "decode-a", 5, 9), ("add", "gone", 3, 0), ("remove", "gone", 0, 0),
+             ("add", "short", 2, 0), ("add", "decode-b", 3, 3)),
+    {"decode-a": 1, "long-prefill": 37, "short": 2, "chunked": 5, "decode-b": 1},
+    {}, 1, "mixed", max_num_tokens=50)
+
+
+def every_world_size(test: F) -> F:
+    """One explicit example per world size over MIXED_BATCH."""
+    for w in reversed(WORLD_SIZES):
+        test = example(case=PcpCase(MIXED_BATCH, w))(test)
+    return test
+
+
+def placeholder_case(world_size: int, prefill_lens: tuple[int, ...]) -> PcpCase:
+    """Fresh prefills shorter than W: rank W-1's chunks W-1 and W are empty."""
+    ids = [f"req-{i}" for i in range(len(prefill_lens))]
+    hist = _history(len(ids), *[("add", r, q, 0) for r, q in zip(ids, prefill_lens)])
+    case = BatchCase(hist, dict(zip(ids, prefill_lens)), {}, 1, "prefill", sum(prefill_lens))
+    return PcpCase(case, world_size)
+
+
+@st.composite
+def placeholder_cases(draw: st.DrawFn) -> PcpCase:
+    world_size = draw(st.sampled_from(WORLD_SIZES[1:]), label="pcp_world_size")
+    lens = draw(st.lists(st.integers(1, world_size - 1), min_size=1, max_size=4), label="q")
+    return placeholder_case(world_size, tuple(lens))
+
+
+def placeholder_examples(test: F) -> F:
+    for w in reversed(WORLD_SIZES[1:]):
+        test = example(case=placeholder_case(w, (w - 1,)))(test)
+    return test

@@ -11,8 +11,7 @@ import pytest
 import torch
 
 import impl
-from conformance.state import (assert_buffers_unchanged, assert_table_unchanged,
-                               snapshot_buffers, snapshot_table)
+from conformance import state
 from impl import InputBuffers, SchedulerBatch, SlotTable
 
 
@@ -99,22 +98,22 @@ CASES: list[tuple[str, Callable[[SlotTable, InputBuffers], Any], type, tuple[str
                          ids=[c[0] for c in CASES])
 def test_bad_input_is_rejected_clearly_and_changes_nothing(call, exc, fragments):
     table, buffers = table_with("a", "b"), InputBuffers(4, 16, "cpu")
-    buffers.seq_lens.fill_(7)  # non-zero, so a stray write shows
-    table_before, buffers_before = snapshot_table(table), snapshot_buffers(buffers)
+    roots = {"table": table, "buffers": buffers}
+    state.fill_with_sentinels({"buffers": buffers})  # so a stray write shows
+    before = state.snapshot(roots)
     with pytest.raises(exc) as info:
         call(table, buffers)
     for fragment in fragments:
         assert fragment in str(info.value), f"{fragment!r} not in {str(info.value)!r}"
-    assert_table_unchanged("the rejected call", table_before, table)
-    assert_buffers_unchanged("the rejected call", buffers_before, buffers)
+    state.assert_unchanged("the rejected call", before, roots)
 
 
 def test_full_table_error_names_the_capacity_and_changes_nothing():
     table = table_with("a", "b", max_num_reqs=2)
-    before = snapshot_table(table)
+    before = state.snapshot({"table": table})
     with pytest.raises(RuntimeError, match=r"full.*'c'.*2 slots"):
         table.add_request("c", 1)
-    assert_table_unchanged("add_request to a full table", before, table)
+    state.assert_unchanged("add_request to a full table", before, {"table": table})
     assert table.free_slots == []
 
 

@@ -16,19 +16,25 @@ MUTANT = "tests.mutants.m_dummy_logits_indices_int32"
 PROPERTY = "conformance/test_dummy_parity.py::test_dummy_and_real_batches_have_the_same_form"
 
 
-def test_xfails_parse_and_longest_prefix_match(tmp_path):
+def test_xfails_parse_match_and_cover(tmp_path):
     path = tmp_path / "t.txt"
-    path.write_text("# known deviations\n\nconformance/test_pcp.py  PCP not implemented\n"
-                    "conformance/test_pcp.py::test_a[cpu]  only on cpu, see PR #1\n")
+    path.write_text("# known deviations\n\nconformance/test_pcp.py | logits_indices | PCP\n"
+                    "conformance/test_pcp.py::test_a[cpu] | int32 | only on cpu, see PR #1\n")
     entries = xfails.parse(path)
     assert [e.line for e in entries] == [3, 4]
-    assert xfails.match(entries, "conformance/test_pcp.py::test_a[cpu]").reason == \
-        "only on cpu, see PR #1"
-    assert xfails.match(entries, "conformance/test_pcp.py::test_b[cpu]").line == 3
-    assert xfails.match(entries, "conformance/test_ordering.py::x") is None
-    path.write_text("conformance/test_pcp.py\n")
-    with pytest.raises(xfails.XfailsFileError, match="t.txt:1: entry .* has no reason"):
-        xfails.parse(path)
+    assert [e.line for e in xfails.matching(entries, "conformance/test_pcp.py::test_a[cpu]")] \
+        == [3, 4]
+    assert [e.line for e in xfails.matching(entries, "conformance/test_pcp.py::b")] == [3]
+    assert xfails.matching(entries, "conformance/test_ordering.py::x") == []
+    used, uncovered = xfails.cover(entries, ["f: logits_indices has dtype torch.int32",
+                                             "f: seq_lens differs at index 0"])
+    assert [e.line for e in used] == [3, 4] and uncovered == ["f: seq_lens differs at index 0"]
+    for bad, why in (("conformance/test_pcp.py  no pattern\n", "expected '<test id prefix>"),
+                     ("a | | reason\n", "expected '<test id prefix>"),
+                     ("a | ( | reason\n", "bad pattern")):
+        path.write_text(bad)
+        with pytest.raises(xfails.XfailsFileError, match=f"t.txt:1: {re.escape(why)}"):
+            xfails.parse(path)
 
 
 def test_parse_failure_extracts_message_example_and_snippet():
@@ -71,6 +77,17 @@ def test_parse_failure_of_an_exception_group_and_of_a_bare_message():
         "target m does not define prepare_inputs"
 
 
+def test_parse_failure_keeps_every_line_of_a_multi_field_failure():
+    longrepr = ("E       conformance.assertions.ContractViolation: 2 contract failures:\n"
+                "E       - f(): a has dtype int32, expected intp (int64)\n"
+                "E       - f(): b differs at index 0\n"
+                "E       Failing test case: test_x(\n"
+                "E       )\n")
+    assert report.parse_failure(longrepr)["message"].splitlines() == [
+        "conformance.assertions.ContractViolation: 2 contract failures:",
+        "- f(): a has dtype int32, expected intp (int64)", "- f(): b differs at index 0"]
+
+
 def test_report_of_a_failing_target_has_the_shrunk_example_and_snippet(tmp_path):
     out = tmp_path / "report.json"
     proc = run_suite("conformance/test_dummy_parity.py", "-k", "same_form and cpu",
@@ -97,8 +114,9 @@ def test_report_of_a_failing_target_has_the_shrunk_example_and_snippet(tmp_path)
 
 def test_xfails_file_turns_a_known_failure_into_xfail_and_warns_on_stale(tmp_path):
     known = tmp_path / "known.txt"
-    known.write_text(f"{PROPERTY}  upstream's dummy logits_indices is int32\n"
-                     "conformance/test_nothing.py  stale entry\n")
+    known.write_text(f"{PROPERTY} | logits_indices differs in form | upstream's dummy "
+                     "logits_indices is int32\n"
+                     "conformance/test_nothing.py | x | stale entry\n")
     out = tmp_path / "report.json"
     proc = run_suite("conformance/test_dummy_parity.py", "-k", "same_form and cpu",
                      "--target", MUTANT, f"--xfails={known}", f"--conformance-report={out}",
@@ -111,7 +129,7 @@ def test_xfails_file_turns_a_known_failure_into_xfail_and_warns_on_stale(tmp_pat
 
 def test_strict_xfails_fail_on_an_unexpected_pass(tmp_path):
     known = tmp_path / "known.txt"
-    known.write_text(f"{PROPERTY}  believed broken\n")
+    known.write_text(f"{PROPERTY} | logits_indices | believed broken\n")
     loose = run_suite("conformance/test_dummy_parity.py", "-k", "same_form and cpu",
                       f"--xfails={known}", env={"HYPOTHESIS_PROFILE": "ci"})
     assert loose.returncode == pytest.ExitCode.OK and "xpassed" in loose.stdout
@@ -119,6 +137,20 @@ def test_strict_xfails_fail_on_an_unexpected_pass(tmp_path):
                        f"--xfails={known}", "--strict-xfails", env={"HYPOTHESIS_PROFILE": "ci"})
     assert strict.returncode == pytest.ExitCode.TESTS_FAILED
     assert "XPASS(strict)" in strict.stdout
+
+
+def test_a_known_deviation_does_not_absorb_another_failure_of_the_same_property(tmp_path):
+    """The entry covers the dummy's int32 logits_indices; the target also breaks
+    cu_num_logits in the same property: the run fails and names the entry."""
+    known = tmp_path / "known.txt"
+    known.write_text(f"{PROPERTY} | logits_indices differs in form | upstream's dummy "
+                     "logits_indices is int32\n")
+    proc = run_suite("conformance/test_dummy_parity.py", "-k", "same_form and cpu",
+                     "--target", "tests.targets.deviation_plus_regression",
+                     f"--xfails={known}", env={"HYPOTHESIS_PROFILE": "kill"})
+    assert proc.returncode == pytest.ExitCode.TESTS_FAILED, proc.stdout[-3000:]
+    assert "NOT A KNOWN DEVIATION" in proc.stdout and "known.txt:1" in proc.stdout
+    assert "field cu_num_logits differs in form" in proc.stdout
 
 
 def test_a_family_with_known_deviations_does_not_conform():

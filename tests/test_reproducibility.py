@@ -10,8 +10,8 @@ import pytest
 from conftest import pinned_device
 from tests.test_target_loading import run_suite
 
-MUTANT = "tests.mutants.m_get_typeerror"
-ONE_PROPERTY = ("conformance/test_keyerror.py", "-k", "gather")
+MUTANT = "tests.mutants.m_idx_mapping_np_int32"
+ONE_PROPERTY = ("conformance/test_dtype_width.py", "-k", "gather")
 
 
 def falsifying_example(output: str) -> str:

@@ -1,0 +1,212 @@
+"""How often the strategies reach each corner the SPEC names, at the `ci` budget.
+
+    python -m tests.reach        # prints the Markdown table the README carries
+
+Hypothesis biases its draws with constants it finds in the loaded modules, so shares
+move between processes that import different modules (a standalone run, a pytest
+worker). The test therefore measures in a process of its own (this module run as a
+script: always the same modules, always the same shares); floors sit well below the
+shares seen in pytest workers too, and the corners that must be
+reached by *every* property at any budget are also explicit examples
+(``every_world_size``, ``placeholder_examples``, ``missing_id_examples``).
+
+``tests/test_reach.py`` fails when a share falls below its floor. Shares are measured
+on the strategies themselves, derandomized, with the ci profile's max_examples: what a
+property drawing from that strategy sees (each property's own seed varies the draws, so
+floors sit well below the measured shares).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+
+import impl
+from impl.ordering import sort_batch_req_ids
+from strategies import (
+    batch_cases,
+    dummy_sizes,
+    missing_id_cases,
+    pcp_cases,
+    placeholder_cases,
+    sort_cases,
+)
+from strategies.batches import MISSING_ID_EXAMPLES
+from strategies.pcp import MIXED_BATCH, WORLD_SIZES, PcpCase, placeholder_case
+
+
+@dataclass(frozen=True)
+class Corner:
+    strategy: str
+    name: str
+    floor: float  # minimum share of examples
+    hit: Callable[[Any], bool]
+
+
+def _slots(case) -> list[int]:
+    table = case.build_table(impl)
+    return [table.req_id_to_index[r] for r in case.num_scheduled_tokens if
+            r in table.req_id_to_index]
+
+
+def _has_drafts(case) -> bool:
+    return any(case.draft_tokens.get(r) for r in case.num_scheduled_tokens)
+
+
+def _states(case) -> set[str]:
+    return {"prefill" if c < p else "decode" for r in case.num_scheduled_tokens
+            if r in case.history.live for p, c in [case.history.live[r]]}
+
+
+def _missing_lookup_position(case) -> str:
+    """Where the first missing id sits in batch order among the present ones."""
+    order = sort_batch_req_ids(case.num_scheduled_tokens, case.draft_tokens,
+                               case.decode_query_len)
+    if len(order) == len(case.missing_ids):
+        return "alone"
+    i = min(order.index(m) for m in case.missing_ids)
+    return "first" if i == 0 else "last" if i == len(order) - 1 else "middle"
+
+
+def _sort_has_ties(case) -> bool:
+    keys = [(not case.draft_tokens.get(r), n != case.decode_query_len, n)
+            for r, n in case.num_tokens_per_req.items()]
+    return len(set(keys)) < len(keys)
+
+
+def _has_placeholder(case) -> bool:
+    bc = case.batch_case
+    out = impl.prepare_inputs(bc.batch(), bc.build_table(impl),
+                              impl.InputBuffers(bc.max_num_reqs, bc.max_num_tokens, "cpu"),
+                              bc.decode_query_len)
+    layout = impl.build_pcp_layout(out, case.world_size)
+    return any(not segs for segs in layout.segments_by_rank)
+
+
+def _capacity_limits(case) -> int:
+    """What test_capacity_errors_name_both_numbers can check: ranks with >= 2 rows,
+    or a padded size >= 2."""
+    bc = case.batch_case
+    out = impl.prepare_inputs(bc.batch(), bc.build_table(impl),
+                              impl.InputBuffers(bc.max_num_reqs, bc.max_num_tokens, "cpu"),
+                              bc.decode_query_len)
+    layout = impl.build_pcp_layout(out, case.world_size)
+    return sum(len(s) >= 2 for s in layout.segments_by_rank) + (layout.padded_num_tokens >= 2)
+
+
+CORNERS: tuple[Corner, ...] = (
+    *(Corner("batch_cases", f"kind {k}", 0.05, lambda c, k=k: c.kind == k)
+      for k in ("decode", "prefill", "mixed", "spec_decode")),
+    Corner("batch_cases", "one request", 0.05, lambda c: len(c.num_scheduled_tokens) == 1),
+    Corner("batch_cases", "17+ requests (large)", 0.05,
+           lambda c: len(c.num_scheduled_tokens) >= 17),
+    Corner("batch_cases", "full batch (every slot scheduled, >= 2)", 0.05,
+           lambda c: len(c.num_scheduled_tokens) == c.max_num_reqs >= 2),
+    Corner("batch_cases", "slots with holes (not the top n)", 0.20,
+           lambda c: set(_slots(c)) != set(range(c.max_num_reqs - len(_slots(c)),
+                                                 c.max_num_reqs))),
+    Corner("batch_cases", "history freed a slot", 0.20, lambda c: bool(c.history.removed)),
+    Corner("batch_cases", "draft tokens in the batch", 0.08, _has_drafts),
+    Corner("batch_cases", "draft entry for an id outside the batch", 0.01,
+           lambda c: any(r not in c.num_scheduled_tokens for r in c.draft_tokens)),
+    Corner("batch_cases", "decode_query_len > 1", 0.05, lambda c: c.decode_query_len > 1),
+    Corner("batch_cases", "prefills and decodes in one batch", 0.10,
+           lambda c: _states(c) == {"prefill", "decode"}),
+    Corner("batch_cases", "non-ASCII request id", 0.05,
+           lambda c: any(not r.isascii() for r in c.num_scheduled_tokens)),
+    Corner("batch_cases", "realistic cmpl- id", 0.10,
+           lambda c: any(r.startswith("cmpl-") for r in c.num_scheduled_tokens)),
+    Corner("sort_cases", "17+ ids", 0.05, lambda c: len(c.num_tokens_per_req) >= 17),
+    Corner("sort_cases", "ties (equal keys)", 0.40, _sort_has_ties),
+    Corner("sort_cases", "drafts on some ids", 0.30, lambda c: any(c.draft_tokens.values())),
+    Corner("sort_cases", "empty draft entry", 0.10,
+           lambda c: any(v == [] for v in c.draft_tokens.values())),
+    *(Corner("missing_id_cases", f"missing: {s}", 0.05,
+             lambda c, s=s: ("all" if len(c.missing_ids) == len(c.num_scheduled_tokens)
+                             else "several" if len(c.missing_ids) > 1 else "one") == s)
+      for s in ("one", "several", "all")),
+    Corner("missing_id_cases", "one-request batch of a missing id",
+           0.02,
+           lambda c: len(c.num_scheduled_tokens) == 1),
+    *(Corner("missing_id_cases", f"first missing id looked up {p}",
+             0.05,
+             lambda c, p=p: _missing_lookup_position(c) == p)
+      for p in ("first", "middle", "last")),
+    Corner("missing_id_cases", "missing id was removed earlier", 0.05,
+           lambda c: any(m in c.history.removed for m in c.missing_ids)),
+    Corner("missing_id_cases", "17+ requests", 0.05,
+           lambda c: len(c.num_scheduled_tokens) >= 17),
+    *(Corner("pcp_cases", f"world size {w}", 0.005, lambda c, w=w: c.world_size == w)
+      for w in WORLD_SIZES),
+    Corner("pcp_cases", "a rank with no segment (placeholder)", 0.03, _has_placeholder),
+    Corner("pcp_cases", "a capacity limit to break (the capacity property assumes one)",
+           0.50, lambda c: _capacity_limits(c) > 0),
+    Corner("placeholder_cases", "odd world size", 0.30, lambda c: c.world_size % 2 == 1),
+    Corner("dummy_sizes", "tokens not a multiple of requests", 0.30,
+           lambda s: s[1] % s[0] != 0),
+    Corner("dummy_sizes", "max_query_len given", 0.30, lambda s: s[2] is not None),
+    Corner("dummy_sizes", "17+ requests", 0.05, lambda s: s[0] >= 17),
+)
+
+STRATEGIES = {"batch_cases": batch_cases(), "sort_cases": sort_cases(),
+              "missing_id_cases": missing_id_cases(), "pcp_cases": pcp_cases(),
+              "placeholder_cases": placeholder_cases(), "dummy_sizes": dummy_sizes()}
+
+
+# What the properties run besides their random draws (their @example decorators).
+EXPLICIT = {"pcp_cases": [PcpCase(MIXED_BATCH, w) for w in WORLD_SIZES],
+            "missing_id_cases": list(MISSING_ID_EXAMPLES),
+            "placeholder_cases": [placeholder_case(w, (w - 1,)) for w in WORLD_SIZES[1:]]}
+
+
+def collect(strategy: Any, max_examples: int) -> list[Any]:
+    seen: list[Any] = []
+
+    @settings(max_examples=max_examples, database=None, derandomize=True, deadline=None,
+              suppress_health_check=[HealthCheck.too_slow])
+    @given(strategy)
+    def run(x: Any) -> None:
+        seen.append(x)
+
+    run()
+    return seen
+
+
+def measure(max_examples: int) -> list[tuple[Corner, float]]:
+    drawn = {name: collect(s, max_examples) + EXPLICIT.get(name, [])
+             for name, s in STRATEGIES.items()}
+    return [(c, sum(map(c.hit, drawn[c.strategy])) / len(drawn[c.strategy]))
+            for c in CORNERS]
+
+
+def table(rows: list[tuple[Corner, float]], max_examples: int) -> str:
+    lines = [f"| strategy | corner | share of {max_examples} draws (+ explicit examples) "
+             "| floor |",
+             "|---|---|---|---|"]
+    lines += [f"| `{c.strategy}` | {c.name} | {share:.0%} | {c.floor:.0%} |"
+              for c, share in rows]
+    return "\n".join(lines)
+
+
+def ci_budget() -> int:
+    import conftest  # noqa: F401  (registers the profiles)
+    return settings.get_profile("ci").max_examples
+
+
+def below_floor(rows: list[tuple[Corner, float]]) -> list[str]:
+    return [f"{c.strategy}: {c.name}: {share:.0%} < floor {c.floor:.0%}"
+            for c, share in rows if share < c.floor]
+
+
+if __name__ == "__main__":
+    n = ci_budget()
+    rows = measure(n)
+    print(table(rows, n))
+    low = below_floor(rows)
+    if low:
+        print(f"\ncorners under their floor at {n} examples:\n" + "\n".join(low))
+        sys.exit(1)
