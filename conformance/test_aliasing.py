@@ -2,11 +2,12 @@
 buffers and which are fresh (SPEC: Aliasing), for real and dummy batches alike.
 
 Checked two ways on two batches built one after the other into the same buffers (real
-then dummy, dummy then real, ...): directly on each (memory extents: views lie in an
+then dummy, dummy then real, ...): directly on the first (memory extents: views lie in an
 input buffer; fresh arrays share memory with no buffer, slot-table array, other field
 or host/device twin: conformance/aliasing.py), and by behaviour (the first batch's
 fresh arrays keep their bytes, its views follow the buffers). The device_host family
-runs the direct check on every real, dummy and PCP batch it builds.
+runs the direct check on every real, dummy and PCP batch it builds; here it runs on the
+first batch.
 """
 
 from __future__ import annotations
@@ -72,11 +73,10 @@ def test_reused_buffers_keep_fresh_arrays_and_move_views(target, device, first, 
     views = {f.name for f in ARRAY_FIELDS if f.view}
     fresh = {k: v for k, v in batch_arrays(a).items() if k not in views}
     before = state.snapshot({"first batch": fresh})
-    b, table_b = _build(target, second, buffers)
+    b, _ = _build(target, second, buffers)
     synchronize(device)
     b_arrays = batch_arrays(b)
     with every_failure():
-        check_batch_aliasing(f"the second ({second[0]}) batch", b, buffers, table_b)
         # Fresh arrays are the first batch's own: the second one changes no byte.
         state.assert_unchanged(call, before, {"first batch": fresh})
         for name, value in fresh.items():

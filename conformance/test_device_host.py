@@ -27,7 +27,8 @@ from conformance.build import (
     target_snippet,
 )
 from conformance.fields import DEVICE_TWINS, TABLE_ARRAYS
-from strategies import batch_cases, copy_sources, dummy_sizes, every_world_size, pcp_cases
+from strategies import (batch_cases, copy_sources, dummy_sizes, every_world_size,
+                        no_draft_entries_example, pcp_cases)
 
 pytestmark = pytest.mark.device_host
 
@@ -69,6 +70,7 @@ def _check_twins(call: str, batch, device: str) -> None:
 
 
 @given(case=batch_cases())
+@no_draft_entries_example
 def test_prepare_inputs_device_twins(target, case, device):
     table, buffers, out = prepare(target, case, device)
     check_twins(PREPARE_CALL, out, device, buffers, table)

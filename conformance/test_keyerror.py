@@ -32,8 +32,10 @@ def assert_raises_keyerror(call: str, case: BatchCase, fn, *args) -> None:
             return
         hint = (" (the pre-#51210 dict.get lookup: None reached numpy)"
                 if isinstance(exc, TypeError) else "")
-        got = (f"KeyError{exc.args!r}" if type(exc) is KeyError else
-               f"{type(exc).__module__}.{type(exc).__qualname__}{exc.args!r}")
+        kind = type(exc).__qualname__
+        if type(exc).__module__ != "builtins":  # a subclass: say whose
+            kind = f"{type(exc).__module__}.{kind}"
+        got = f"{kind}({', '.join(map(repr, exc.args))})"
         raise ContractViolation([(
             f"{call}: scheduled ids {list(missing)!r} are not in the slot table; expected "
             f"exactly {expected} (args == (req_id,)), got {got}{hint}")]) from exc

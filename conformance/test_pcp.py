@@ -190,22 +190,25 @@ def test_rank_without_segments_gets_one_placeholder_row(target, case, device):
                   np.zeros(0, dtype=np.int64))
 
 
-def _needs_and_haves(out, batch_case):
-    """The two capacity limits a local batch can break: (buffers, needed, available)."""
-    reqs, tokens = out.num_reqs, out.num_tokens_after_padding
-    return [(reqs - 1, batch_case.max_num_tokens, reqs, reqs - 1),
-            (2 * batch_case.max_num_reqs, tokens - 1, tokens, tokens - 1)]
+def _capacity_limits(outs, batch_case) -> list[tuple[int, int, int, int, int]]:
+    """(rank, buffers' max_num_reqs, max_num_tokens, needed, available) for the limits a
+    partition can break: rows on the rank with the most, padded tokens (the same on
+    every rank) on the last rank, where placeholders appear."""
+    rows = max(range(len(outs)), key=lambda r: outs[r].num_reqs)
+    reqs, tokens = outs[rows].num_reqs, outs[-1].num_tokens_after_padding
+    limits = [(rows, reqs - 1, batch_case.max_num_tokens, reqs, reqs - 1),
+              (len(outs) - 1, 2 * batch_case.max_num_reqs, tokens - 1, tokens, tokens - 1)]
+    return [lim for lim in limits if lim[4] >= 1]
 
 
 @given(case=pcp_cases())
 @every_world_size
 def test_capacity_errors_name_both_numbers(target, case, device):
-    """Too many local rows or padded tokens for the buffers, on every rank: exactly
-    RuntimeError naming the needed and the available number; the buffers are left as
-    they were (filled with sentinels first, so any write shows)."""
+    """Too many local rows or padded tokens for the buffers: exactly RuntimeError
+    naming the needed and the available number; the buffers are left as they were
+    (filled with sentinels first, so any write shows)."""
     global_batch, outs = partition_all(target, case, device)
-    limits = [(rank, *lim) for rank, out in enumerate(outs)
-              for lim in _needs_and_haves(out, case.batch_case) if lim[3] >= 1]
+    limits = _capacity_limits(outs, case.batch_case)
     # One 1-token request leaves nothing to overflow: not a case for this property.
     assume(limits)
     for rank, max_reqs, max_tokens, need, have in limits:

@@ -75,12 +75,18 @@ def _rank_segments(global_batch: InputBatch, world_size: int,
     return segments
 
 
+def _all_ranks(global_batch: InputBatch, world_size: int
+               ) -> tuple[list[list[RankSegment]], list[int], int]:
+    """(segments of every rank, tokens per rank, the padded size: their max)."""
+    segments_by_rank = [_rank_segments(global_batch, world_size, r) for r in range(world_size)]
+    per_rank = [sum(s.num_tokens for s in segs) for segs in segments_by_rank]
+    return segments_by_rank, per_rank, max(per_rank)
+
+
 def build_pcp_layout(global_batch: InputBatch, pcp_world_size: int) -> PcpLayout:
     world_size = _check_world(pcp_world_size)
     _check_no_drafts(global_batch)
-    segments_by_rank = [_rank_segments(global_batch, world_size, r) for r in range(world_size)]
-    per_rank = [sum(s.num_tokens for s in segs) for segs in segments_by_rank]
-    padded = max(per_rank)
+    segments_by_rank, per_rank, padded = _all_ranks(global_batch, world_size)
     restore = np.full(global_batch.num_tokens, -1, dtype=np.int64)
     for rank, segments in enumerate(segments_by_rank):
         local_start = rank * padded
@@ -98,16 +104,19 @@ def partition_batch(global_batch: InputBatch, pcp_world_size: int, pcp_rank: int
     """This rank's local batch. Validates and checks capacity before writing the
     (rank-local) buffers, so a failed call changes nothing."""
     world_size = _check_world(pcp_world_size, pcp_rank)
-    layout = build_pcp_layout(global_batch, world_size)
-    segments = layout.segments_by_rank[pcp_rank]
+    _check_no_drafts(global_batch)
+    # Every rank's segments (for the padded size), but not the restore index: a rank
+    # does not need it, and building it per rank made a W-rank partition O(W^2 tokens).
+    segments_by_rank, _, padded_num_tokens = _all_ranks(global_batch, world_size)
+    segments = segments_by_rank[pcp_rank]
     if not segments:  # placeholder row: 0 tokens, no logits
         segments = [RankSegment(0, 0, 0, 0)]
     num_local_reqs = len(segments)
     if num_local_reqs > input_buffers.max_num_reqs:
         raise RuntimeError(f"PCP rank {pcp_rank}: {num_local_reqs} local requests exceed "
                            f"the buffers' max_num_reqs={input_buffers.max_num_reqs}")
-    if layout.padded_num_tokens > input_buffers.max_num_tokens:
-        raise RuntimeError(f"PCP rank {pcp_rank}: {layout.padded_num_tokens} padded tokens "
+    if padded_num_tokens > input_buffers.max_num_tokens:
+        raise RuntimeError(f"PCP rank {pcp_rank}: {padded_num_tokens} padded tokens "
                            f"exceed the buffers' max_num_tokens={input_buffers.max_num_tokens}")
     device = input_buffers.device
 
@@ -139,7 +148,7 @@ def partition_batch(global_batch: InputBatch, pcp_world_size: int, pcp_rank: int
         expanded_local_pos=torch.zeros(num_local_reqs, dtype=torch.int32, device=device),
         num_scheduled_tokens=num_scheduled_tokens,
         num_tokens=num_tokens,
-        num_tokens_after_padding=layout.padded_num_tokens,
+        num_tokens_after_padding=padded_num_tokens,
         num_draft_tokens=0,
         query_start_loc=write_query_start_loc(input_buffers, query_start_loc_np, num_tokens),
         query_start_loc_np=query_start_loc_np,

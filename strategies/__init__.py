@@ -5,7 +5,7 @@ rebuilds the input on any target and prints as a copy-paste reproduction.
 """
 
 from strategies.batches import (BatchCase, SortCase, batch_cases, missing_id_cases,
-                                missing_id_examples, sort_cases)
+                                missing_id_examples, no_draft_entries_example, sort_cases)
 from strategies.ids import request_ids
 from strategies.inputs import copy_sources, dummy_sizes
 from strategies.pcp import (PcpCase, every_world_size, pcp_cases, placeholder_cases,
@@ -23,6 +23,7 @@ __all__ = [
     "every_world_size",
     "missing_id_cases",
     "missing_id_examples",
+    "no_draft_entries_example",
     "pcp_cases",
     "placeholder_cases",
     "placeholder_examples",

@@ -186,6 +186,18 @@ MISSING_ID_EXAMPLES = (
 )
 
 
+# SPEC F1.3: "a missing or empty entry means no drafts" - entries that are empty or
+# name requests outside the batch leave a draft-free batch (expanded_idx_mapping *is*
+# idx_mapping). Random draws reach it now and then; this pins it.
+NO_DRAFT_ENTRIES_EXAMPLE = BatchCase(
+    _fixed_history(), {"a": 1, "b": 1, "c": 1}, {"b": [], "outsider": [7]}, 2,
+    "spec_decode", 11)
+
+
+def no_draft_entries_example(test: Any) -> Any:
+    return example(case=NO_DRAFT_ENTRIES_EXAMPLE)(test)
+
+
 def missing_id_examples(test: Any) -> Any:
     for case in reversed(MISSING_ID_EXAMPLES):
         test = example(case=case)(test)

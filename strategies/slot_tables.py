@@ -49,10 +49,10 @@ _BOOL = st.booleans()
 
 
 def table_sizes() -> st.SearchStrategy[int]:
-    """max_num_reqs: 1-16 in three draws of four, 17-64 in the fourth, so size-dependent
+    """max_num_reqs: 1-16 in four draws of five, 17-64 in the fifth, so size-dependent
     code paths (a sort or lookup that changes method past a threshold) are reached at
     every budget, while most examples stay small and fast."""
-    return st.sampled_from(("small", "small", "small", "large")).flatmap(
+    return st.sampled_from(("small",) * 4 + ("large",)).flatmap(
         lambda size: st.integers(1, SMALL_TABLE) if size == "small"
         else st.integers(SMALL_TABLE + 1, LARGE_TABLE))
 
