@@ -22,8 +22,15 @@ from conformance.assertions import (
     fail,
 )
 from conformance.fields import field
+from conformance.reference import REFERENCE, private_reference
+from conformance.target import Target
 
-REFERENCE = "impl"
+
+def reference_target() -> Target:
+    """What the target is compared with: the private copy of the reference, out of the
+    target's reach (conformance/reference.py), never the ``impl`` a target can patch."""
+    return Target(REFERENCE, private_reference())
+
 
 
 @dataclass

@@ -27,8 +27,14 @@ from conformance.build import (
     target_snippet,
 )
 from conformance.fields import DEVICE_TWINS, TABLE_ARRAYS
-from strategies import (batch_cases, copy_sources, dummy_sizes, every_world_size,
-                        no_draft_entries_example, pcp_cases)
+from strategies import (
+    batch_cases,
+    copy_sources,
+    dummy_sizes,
+    every_world_size,
+    no_draft_entries_example,
+    pcp_cases,
+)
 
 pytestmark = pytest.mark.device_host
 

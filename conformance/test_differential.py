@@ -28,10 +28,11 @@ from conformance.differential import (
     assert_same_field,
     assert_same_fields,
     assert_same_outcome,
+    reference_target,
     run,
 )
 from conformance.fields import ARRAY_FIELDS, SCALAR_FIELDS, TABLE_ARRAYS
-from conformance.target import Target, load_target
+from conformance.target import Target
 from strategies import (
     BatchCase,
     batch_cases,
@@ -57,7 +58,7 @@ LOCAL_FIELDS = [*BATCH_FIELDS, "local_to_global_batch_req_idx_np"]
 def reference(target: Target) -> Target:
     if target.name == REFERENCE:
         pytest.skip("the target is the reference: nothing to compare")
-    return load_target(REFERENCE)
+    return reference_target()
 
 
 batches_and_missing_ids = st.one_of(batch_cases(), missing_id_cases())

@@ -82,3 +82,10 @@ def test_the_private_reference_is_out_of_the_targets_reach(monkeypatch):
     assert "impl.slot_table.SlotTable.add_request replaced or changed" in changes
     # The private copy does not see the patch.
     assert private.gather.build_idx_mapping({"a": 3}, ["a"]).tolist() == [3]
+
+
+def test_the_differential_family_compares_with_the_private_copy():
+    from conformance.differential import reference_target
+    ref = reference_target()
+    assert ref.name == "impl" and ref.module is reference.private_reference()
+    assert ref.module is not impl and ref.prepare_inputs is not impl.prepare_inputs
