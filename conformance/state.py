@@ -150,10 +150,10 @@ def fill_with_sentinels(roots: dict[str, Any]) -> None:
     """Overwrite every array under ``roots`` with values no batch writes (large
     negative, distinct per element), so that any write shows."""
     for value in arrays(roots).values():
-        if value.size == 0 if isinstance(value, np.ndarray) else value.numel() == 0:
-            continue
         shape = tuple(value.shape)
         n = int(np.prod(shape))
+        if n == 0:
+            continue
         if value.dtype in (torch.bool, np.bool_):
             pattern = np.arange(n) % 2 == 0
         else:
