@@ -12,13 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from conformance import state
-from conformance.assertions import fail, memory_extent
+from conformance.assertions import Extent, extents_overlap, fail, memory_extent
 from conformance.fields import ARRAY_FIELDS, DEVICE_TWINS
 
 _TWIN = {**dict(DEVICE_TWINS), **{h: d for d, h in DEVICE_TWINS}}
-
-
-Extent = tuple[str, int, int]
 
 
 def batch_arrays(batch: Any) -> dict[str, Any]:
@@ -36,10 +33,6 @@ def extents(named: dict[str, Any]) -> dict[str, Extent]:
     return {k: e for k, v in named.items() if (e := memory_extent(v)) is not None}
 
 
-def _overlap(a: Extent, b: Extent) -> bool:
-    return a[0] == b[0] and a[1] < b[2] and b[1] < a[2]
-
-
 def check_batch_aliasing(call: str, batch: Any, buffers: Any, table: Any = None,
                          others: dict[str, Extent] | None = None) -> None:
     """``others``: extents (see ``extents``) of arrays no fresh field may share."""
@@ -52,16 +45,16 @@ def check_batch_aliasing(call: str, batch: Any, buffers: Any, table: Any = None,
         if ext is None:
             continue
         if f.view:
-            if not any(_overlap(ext, b) for b in buffer_extents.values()):
+            if not any(extents_overlap(ext, b) for b in buffer_extents.values()):
                 fail(f"{call}: {f.name} must be a view of a persistent input buffer, but it "
                      f"shares memory with none of them ({', '.join(buffer_extents) or 'none'})")
             continue
-        shared = [p for p, e in persistent.items() if _overlap(ext, e)]
+        shared = [p for p, e in persistent.items() if extents_overlap(ext, e)]
         shared += [f"{o} (another field of this batch)" if o != _TWIN.get(f.name) else
                    f"its {'host' if f.on_device else 'device'} twin {o}"
                    for o, e in fields.items()
-                   if o != f.name and _overlap(ext, e) and not _named_alias(batch, f.name, o)]
-        shared += [p for p, e in (others or {}).items() if _overlap(ext, e)]
+                   if o != f.name and extents_overlap(ext, e) and not _named_alias(batch, f.name, o)]
+        shared += [p for p, e in (others or {}).items() if extents_overlap(ext, e)]
         if shared:
             fail(f"{call}: {f.name} must be a fresh array, but it shares memory with "
                  f"{', '.join(shared)}")

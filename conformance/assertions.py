@@ -186,7 +186,10 @@ def assert_raises(call: str, expected: type[BaseException], fn: Callable[..., An
                              f"{describe_kind(result)}")])
 
 
-def memory_extent(value: Any) -> tuple[str, int, int] | None:
+Extent = tuple[str, int, int]
+
+
+def memory_extent(value: Any) -> Extent | None:
     """(address space, first byte, end byte) of an array's elements; None when it
     holds no bytes. Host numpy arrays and CPU tensors share one address space."""
     if isinstance(value, torch.Tensor):
@@ -205,10 +208,13 @@ def memory_extent(value: Any) -> tuple[str, int, int] | None:
     return None
 
 
+def extents_overlap(a: Extent, b: Extent) -> bool:
+    return a[0] == b[0] and a[1] < b[2] and b[1] < a[2]
+
+
 def shares_memory(a: Any, b: Any) -> bool:
     ea, eb = memory_extent(a), memory_extent(b)
-    return ea is not None and eb is not None and ea[0] == eb[0] and \
-        ea[1] < eb[2] and eb[1] < ea[2]
+    return ea is not None and eb is not None and extents_overlap(ea, eb)
 
 
 def assert_no_shared_memory(call: str, field: str, value: torch.Tensor,

@@ -32,7 +32,6 @@ def reference_target() -> Target:
     return Target(REFERENCE, private_reference())
 
 
-
 @dataclass
 class Outcome:
     value: Any = None

@@ -30,10 +30,6 @@ class Entry:
     reason: str
     line: int
 
-    @property
-    def where(self) -> str:
-        return f"line {self.line}"
-
 
 class XfailsFileError(Exception):
     pass

@@ -161,11 +161,8 @@ def missing_id_cases(draw: st.DrawFn) -> BatchCase:
 
 def _fixed_history() -> SlotHistory:
     """Four live decodes and one freed id, slots with a hole."""
-    ops = [("add", r, 4, 6) for r in ("a", "b", "c", "gone", "d")]
-    ops.insert(4, ("remove", "gone", 0, 0))
-    hist = SlotHistory(6, ops, removed=["gone"])
-    hist.live.update({r: (4, 6) for r in ("a", "b", "c", "d")})
-    return hist
+    return SlotHistory.from_ops(6, *[("add", r, 4, 6) for r in ("a", "b", "c", "gone")],
+                                ("remove", "gone", 0, 0), ("add", "d", 4, 6))
 
 
 def _missing_example(num: dict[str, int], missing: tuple[str, ...]) -> BatchCase:

@@ -48,18 +48,8 @@ def pcp_cases(draw: st.DrawFn, world_sizes: tuple[int, ...] = WORLD_SIZES) -> Pc
     return PcpCase(case, world_size)
 
 
-def _history(max_num_reqs: int, *ops: tuple[str, str, int, int]) -> SlotHistory:
-    hist = SlotHistory(max_num_reqs, list(ops))
-    for op, req_id, prefill_len, computed in ops:
-        if op == "add":
-            hist.live[req_id] = (prefill_len, computed)
-        else:
-            del hist.live[req_id]
-    return hist
-
-
 MIXED_BATCH = BatchCase(
-    _history(6, ("add", "long-prefill", 37, 0), ("add", "chunked", 40, 10),
+    SlotHistory.from_ops(6, ("add", "long-prefill", 37, 0), ("add", "chunked", 40, 10),
              ("add", "decode-a", 5, 9), ("add", "gone", 3, 0), ("remove", "gone", 0, 0),
              ("add", "short", 2, 0), ("add", "decode-b", 3, 3)),
     {"decode-a": 1, "long-prefill": 37, "short": 2, "chunked": 5, "decode-b": 1},
@@ -76,7 +66,7 @@ def every_world_size(test: F) -> F:
 def placeholder_case(world_size: int, prefill_lens: tuple[int, ...]) -> PcpCase:
     """Fresh prefills shorter than W: rank W-1's chunks W-1 and W are empty."""
     ids = [f"req-{i}" for i in range(len(prefill_lens))]
-    hist = _history(len(ids), *[("add", r, q, 0) for r, q in zip(ids, prefill_lens)])
+    hist = SlotHistory.from_ops(len(ids), *[("add", r, q, 0) for r, q in zip(ids, prefill_lens)])
     case = BatchCase(hist, dict(zip(ids, prefill_lens)), {}, 1, "prefill", sum(prefill_lens))
     return PcpCase(case, world_size)
 

@@ -20,6 +20,19 @@ class SlotHistory:
     live: dict[str, tuple[int, int]] = field(default_factory=dict)  # id -> (prefill, computed)
     removed: list[str] = field(default_factory=list)  # ids removed and not re-added
 
+    @classmethod
+    def from_ops(cls, max_num_reqs: int, *ops: Op) -> SlotHistory:
+        """A fixed history (explicit examples): live and removed ids derived from ops."""
+        hist = cls(max_num_reqs, list(ops))
+        for op, req_id, prefill_len, computed in ops:
+            if op == "add":
+                hist.live[req_id] = (prefill_len, computed)
+            else:
+                del hist.live[req_id]
+                hist.removed.append(req_id)
+        hist.removed = [r for r in hist.removed if r not in hist.live]
+        return hist
+
     def build(self, target: Any) -> Any:
         """Replay the history on ``target.SlotTable``."""
         table = target.SlotTable(self.max_num_reqs)

@@ -186,13 +186,12 @@ def measure(max_examples: int) -> list[tuple[Corner, float]]:
 
 
 def table(rows: list[tuple[Corner, float]], max_examples: int) -> str:
-    lines = [f"| strategy | corner | share of {max_examples} draws (+ explicit examples) "
-             "| floor |",
+    lines = [(f"| strategy | corner | share of {max_examples} draws (+ explicit examples) "
+              "| floor |"),
              "|---|---|---|---|"]
-    lines += [f"| `{c.strategy}` | {c.name} | {share:.0%} | "
-              f"{c.floor:.1%} |" if c.floor < 0.01 else
-              f"| `{c.strategy}` | {c.name} | {share:.0%} | {c.floor:.0%} |"
-              for c, share in rows]
+    for c, share in rows:
+        floor = f"{c.floor:.1%}" if c.floor < 0.01 else f"{c.floor:.0%}"  # 0.5% stays 0.5%
+        lines.append(f"| `{c.strategy}` | {c.name} | {share:.0%} | {floor} |")
     return "\n".join(lines)
 
 

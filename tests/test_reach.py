@@ -11,6 +11,6 @@ from tests.test_target_loading import ROOT
 def test_every_corner_is_reached_at_the_ci_budget():
     # Its own process: the shares depend on which modules are loaded (tests/reach.py).
     proc = subprocess.run([sys.executable, "-m", "tests.reach"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert "| `pcp_cases` | world size 7" in proc.stdout

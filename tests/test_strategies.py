@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections import Counter
 
-import impl
 from hypothesis import find, given, settings
-from strategies import (batch_cases, missing_id_cases, pcp_cases, request_ids,
-                        slot_histories)
+
+import impl
+from strategies import batch_cases, missing_id_cases, pcp_cases, request_ids, slot_histories
 from strategies.batches import BATCH_KINDS
+from tests import reach
 
 
 @given(history=slot_histories(min_live=0))
@@ -56,19 +57,8 @@ def test_pcp_cases_have_no_drafts(case):
     assert not any(case.batch_case.draft_tokens.get(r) for r in case.batch_case.num_scheduled_tokens)
 
 
-def _collect(strategy, n: int = 300) -> list:
-    seen = []
-
-    @settings(max_examples=n, database=None, derandomize=True)
-    @given(strategy)
-    def run(x):
-        seen.append(x)
-    run()
-    return seen
-
-
 def test_every_promised_kind_is_reached():
-    cases = _collect(batch_cases())
+    cases = reach.collect(batch_cases(), 300)
     kinds = Counter(c.kind for c in cases)
     assert set(kinds) == set(BATCH_KINDS), kinds
     assert any(len(c.num_scheduled_tokens) == 1 for c in cases)
@@ -80,14 +70,14 @@ def test_every_promised_kind_is_reached():
     assert any(set(c.build_table(impl).req_id_to_index.values())
                != set(range(c.max_num_reqs - len(c.history.live), c.max_num_reqs))
                for c in cases)
-    worlds = Counter(c.world_size for c in _collect(pcp_cases()))
+    worlds = Counter(c.world_size for c in reach.collect(pcp_cases(), 300))
     assert set(worlds) == set(range(1, 9)), worlds
-    missing = _collect(missing_id_cases())
+    missing = reach.collect(missing_id_cases(), 300)
     assert any(set(c.missing_ids) & set(c.history.removed) for c in missing)
 
 
 def test_request_ids_are_realistic_and_arbitrary():
-    ids = _collect(request_ids(), 200)
+    ids = reach.collect(request_ids(), 200)
     assert any(i.startswith("cmpl-") for i in ids)
     assert any(not i.isascii() for i in ids)
     assert "" in ids or any(len(i) <= 1 for i in ids)
