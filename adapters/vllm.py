@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 
-from conformance.target import TargetUnavailable
+from mrv2_conformance.conformance.target import TargetUnavailable
 
 # Checked before anything is imported or configured: without vLLM this module
 # changes nothing in the process. (vLLM present but one of its dependencies
@@ -20,14 +20,20 @@ if importlib.util.find_spec("vllm") is None:
         "vLLM is not installed (run `tox -e vllm-0.34.0` or `tox -e vllm-0.27.1`; README, "
         "'vLLM as a target')")
 
-from adapters._vllm import upstream  # noqa: E402
-from adapters._vllm.interface import (InputBuffers, SlotTable, async_copy_to_gpu,  # noqa: E402
-                                     gather_batch_req_state, make_dummy, prepare_inputs,
-                                     sort_batch_req_ids)
+from mrv2_conformance.adapters._vllm import upstream
+from mrv2_conformance.adapters._vllm.interface import (
+    InputBuffers,
+    SlotTable,
+    async_copy_to_gpu,
+    gather_batch_req_state,
+    make_dummy,
+    prepare_inputs,
+    sort_batch_req_ids,
+)
 
 VLLM_VERSION: str = upstream.VERSION
 if upstream.pcp_manager is not None:
-    from adapters._vllm.pcp import build_pcp_layout, partition_batch  # noqa: F401
+    from mrv2_conformance.adapters._vllm.pcp import build_pcp_layout, partition_batch  # noqa: F401
 else:  # the pcp properties skip with this reason
     UNSUPPORTED = {name: f"vLLM {VLLM_VERSION} has no MRV2 PCPManager"
                    for name in ("build_pcp_layout", "partition_batch")}

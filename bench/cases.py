@@ -9,10 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
+from mrv2_conformance.impl.gather import build_idx_mapping
+from mrv2_conformance.impl.scheduler import validate_batch
 
-import impl
-from impl.gather import build_idx_mapping
-from impl.scheduler import validate_batch
+from mrv2_conformance import impl
 
 BATCH_SIZES = (1, 8, 64, 256, 1024, 4096)
 TABLE_SIZES = (1024, 16384)

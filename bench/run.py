@@ -19,9 +19,8 @@ from pathlib import Path
 
 import numpy as np
 import torch
-
-from bench import cases
-from bench.timing import measure
+from mrv2_conformance.bench import cases
+from mrv2_conformance.bench.timing import measure
 
 
 def run_groups(batch_sizes, table_sizes, repeats: int, budget_s: float) -> list[dict]:
@@ -90,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
           + ("not slower at any size" if not slower else "SLOWER at " + "; ".join(slower)))
     result["reference_slower_at"] = slower
     if args.suite:
-        from bench.suite import benchmark_suite
+        from mrv2_conformance.bench.suite import benchmark_suite
         result["suite"] = benchmark_suite(quick=args.quick)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(result, indent=1))

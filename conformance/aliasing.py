@@ -1,4 +1,4 @@
-"""Which fields of an input batch share memory with what (SPEC: Aliasing).
+"""Which fields of an input batch share memory with what (CONTRACT, Clarifications: Aliasing).
 
 Views (``ArrayField.view``) must lie in a persistent input buffer; every other field
 must be fresh: sharing memory with no buffer, no slot-table array, no other field of
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance import state
-from conformance.assertions import Extent, extents_overlap, fail, memory_extent
-from conformance.fields import ARRAY_FIELDS, DEVICE_TWINS
+from mrv2_conformance.conformance import state
+from mrv2_conformance.conformance.assertions import Extent, extents_overlap, fail, memory_extent
+from mrv2_conformance.conformance.fields import ARRAY_FIELDS, DEVICE_TWINS
 
 _TWIN = {**dict(DEVICE_TWINS), **{h: d for d, h in DEVICE_TWINS}}
 
@@ -53,7 +53,8 @@ def check_batch_aliasing(call: str, batch: Any, buffers: Any, table: Any = None,
         shared += [f"{o} (another field of this batch)" if o != _TWIN.get(f.name) else
                    f"its {'host' if f.on_device else 'device'} twin {o}"
                    for o, e in fields.items()
-                   if o != f.name and extents_overlap(ext, e) and not _named_alias(batch, f.name, o)]
+                   if o != f.name and extents_overlap(ext, e)
+                   and not _named_alias(batch, f.name, o)]
         shared += [p for p, e in (others or {}).items() if extents_overlap(ext, e)]
         if shared:
             fail(f"{call}: {f.name} must be a fresh array, but it shares memory with "
@@ -61,6 +62,6 @@ def check_batch_aliasing(call: str, batch: Any, buffers: Any, table: Any = None,
 
 
 def _named_alias(batch: Any, a: str, b: str) -> bool:
-    """Without drafts, expanded_idx_mapping *is* idx_mapping (SPEC F1.3)."""
+    """Without drafts, expanded_idx_mapping *is* idx_mapping (CONTRACT F1.3)."""
     pair = {a, b} == {"idx_mapping", "expanded_idx_mapping"}
     return pair and batch.expanded_idx_mapping is batch.idx_mapping

@@ -153,7 +153,7 @@ def assert_equal(call: str, field: str, actual: Any, expected: Any) -> None:
     (a tuple is not a list; for lists, every element's type too)."""
     same = type(actual) is type(expected) and actual == expected
     if same and isinstance(expected, list):
-        same = all(type(a) is type(e) for a, e in zip(actual, expected))
+        same = all(type(a) is type(e) for a, e in zip(actual, expected, strict=False))
     if not same:
         fail(f"{call}: {field} is {actual!r} ({type(actual).__name__}), "
              f"expected {expected!r} ({type(expected).__name__})")
@@ -180,7 +180,8 @@ def assert_raises(call: str, expected: type[BaseException], fn: Callable[..., An
             ]) from exc
         problem = match(exc) if match else None
         if problem:
-            raise ContractViolation([f"{call}: {expected.__name__}({exc}) {problem}"])
+            raise ContractViolation(
+                [f"{call}: {expected.__name__}({exc}) {problem}"]) from exc
         return exc
     raise ContractViolation([(f"{call}: expected {expected.__name__}, but it returned "
                              f"{describe_kind(result)}")])
@@ -197,7 +198,7 @@ def memory_extent(value: Any) -> Extent | None:
             return None
         space = "host" if value.device.type == "cpu" else str(value.device)
         lo = value.data_ptr()
-        span = sum((s - 1) * abs(st) for s, st in zip(value.shape, value.stride()))
+        span = sum((s - 1) * abs(st) for s, st in zip(value.shape, value.stride(), strict=False))
         return space, lo, lo + (span + 1) * value.element_size()
     if isinstance(value, np.ndarray):
         if value.size == 0:

@@ -12,8 +12,7 @@ from typing import Any
 
 import numpy as np
 import torch
-
-from conformance.assertions import (
+from mrv2_conformance.conformance.assertions import (
     ContractViolation,
     assert_equal,
     assert_values,
@@ -21,9 +20,9 @@ from conformance.assertions import (
     every_failure,
     fail,
 )
-from conformance.fields import field
-from conformance.reference import REFERENCE, private_reference
-from conformance.target import Target
+from mrv2_conformance.conformance.fields import field
+from mrv2_conformance.conformance.reference import REFERENCE, private_reference
+from mrv2_conformance.conformance.target import Target
 
 
 def reference_target() -> Target:
@@ -54,7 +53,7 @@ def assert_same_outcome(call: str, ref: Outcome, got: Outcome,
                         missing_ids: Sequence[str] = ()) -> bool:
     """Both raised the same kind of error (True: nothing else to compare) or both
     returned (False). A KeyError must carry the reference's key, or, when several ids
-    are missing, any one of them (the SPEC does not fix the lookup order)."""
+    are missing, any one of them (the CONTRACT does not fix the lookup order)."""
     if ref.error is None and got.error is None:
         return False
     if ref.error is None or got.error is None:

@@ -1,4 +1,4 @@
-"""The input batch's fields: where each lives, its dtype and its length (SPEC F1.3).
+"""The input batch's fields: where each lives, its dtype and its length (CONTRACT F1.3).
 
 Lengths are symbolic: ``reqs`` = num_reqs, ``reqs+1``, ``expanded`` = num_reqs +
 num_draft_tokens, ``logits`` = cu_num_logits_np[-1] (0 on a PCP placeholder rank).
@@ -11,10 +11,14 @@ from typing import Any
 
 import numpy as np
 import torch
+from mrv2_conformance.conformance.assertions import (
+    ContractViolation,
+    assert_device_tensor,
+    assert_host_array,
+    fail,
+)
 
-from conformance.assertions import ContractViolation, assert_device_tensor, assert_host_array, fail
-
-# The slot table's per-slot host arrays (SPEC vocabulary), all int32.
+# The slot table's per-slot host arrays (CONTRACT, Terms), all int32.
 TABLE_ARRAYS = ("num_computed_tokens", "prefill_len", "num_computed_prefill_tokens")
 
 
@@ -26,7 +30,7 @@ class ArrayField:
     length: str
     # A view of a persistent input buffer (graph replay reads the buffer), as upstream
     # builds it; every other field is a fresh array that no later batch changes
-    # (SPEC: Aliasing; read in vLLM 0.34.0's prepare_inputs and make_dummy).
+    # (CONTRACT, Clarifications: Aliasing; read in vLLM 0.34.0's prepare_inputs and make_dummy).
     view: bool = False
 
 

@@ -1,6 +1,6 @@
-"""Independent restatements of SPEC rules, computed from plain inputs.
+"""Independent restatements of CONTRACT rules, computed from plain inputs.
 
-They are written from the SPEC text, not from ``impl/``, so that a bug in the
+They are written from the CONTRACT text, not from ``impl/``, so that a bug in the
 reference cannot hide behind the same bug in the oracle.
 """
 

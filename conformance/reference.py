@@ -20,9 +20,9 @@ import sys
 from types import FunctionType, ModuleType
 from typing import Any
 
-REFERENCE = "impl"
+REFERENCE = "mrv2_conformance.impl"
 # The suite's own packages; their test modules are excluded (pytest rewrites them).
-SUITE_PACKAGES = ("impl", "conformance", "strategies")
+SUITE_PACKAGES = tuple(f"mrv2_conformance.{p}" for p in ("impl", "conformance", "strategies"))
 _private: dict[str, ModuleType] = {}
 
 
@@ -34,6 +34,11 @@ def load_private_copy(package: str = REFERENCE) -> dict[str, ModuleType]:
     """Import ``package`` afresh from its source files and return its modules by name,
     leaving ``sys.modules`` as it was (the shared copy stays the shared copy)."""
     saved = {n: m for n, m in sys.modules.items() if _in_package(n, package)}
+    # Importing a submodule also binds it on its parent package: rebind the shared
+    # copy there afterwards, or `from mrv2_conformance import impl` would get ours.
+    parent_name, _, child = package.rpartition(".")
+    parent = sys.modules.get(parent_name) if parent_name else None
+    bound = getattr(parent, child, None)
     for name in saved:
         del sys.modules[name]
     try:
@@ -43,6 +48,11 @@ def load_private_copy(package: str = REFERENCE) -> dict[str, ModuleType]:
         for name in [n for n in sys.modules if _in_package(n, package)]:
             del sys.modules[name]
         sys.modules.update(saved)
+        if parent is not None:
+            if bound is None:
+                delattr(parent, child)
+            else:
+                setattr(parent, child, bound)
     return fresh
 
 
@@ -109,5 +119,5 @@ def import_suite_modules() -> None:
     for name in ("impl", "strategies", "conformance.assertions", "conformance.build",
                  "conformance.differential", "conformance.fields", "conformance.oracle",
                  "conformance.state", "conformance.aliasing"):
-        importlib.import_module(name)
+        importlib.import_module(f"mrv2_conformance.{name}")
     private_reference()

@@ -1,7 +1,7 @@
 """The JSON conformance report and its Markdown rendering.
 
-    pytest conformance --conformance-report reports/conformance.json
-    python -m conformance.report reports/conformance.json > conformance.md
+    mrv2-conformance --conformance-report reports/conformance.json
+    python -m mrv2_conformance.conformance.report reports/conformance.json > conformance.md
 
 One record per property run: property, family, target, device, outcome, and for a
 failure the message, the shrunk falsifying example and its reproduction snippet.
@@ -17,7 +17,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from conformance.families import FAMILIES
+from mrv2_conformance.conformance.families import FAMILIES
 
 # Hypothesis' sections inside pytest's failure text, whose lines carry a gutter: "E"
 # for one failure, "    |" for an exception group (several distinct failures).
@@ -64,11 +64,14 @@ def parse_failure(longrepr: str) -> dict[str, str]:
             "reproduction": _strip_e(snippet.group(1)) if snippet else ""}
 
 
-def verdict_of(counts: dict[str, int]) -> str:
+def verdict_of(counts: dict[str, int], interrupted: bool = False) -> str:
     """A family conforms only if it has passes and no failure *and no known
-    deviation*: an xfail is a documented non-conformance, not a pass."""
+    deviation*: an xfail is a documented non-conformance, not a pass. An interrupted
+    run never says a family conforms."""
     if counts.get("failed"):
         return "NON-CONFORMING"
+    if interrupted:
+        return "incomplete (interrupted)"
     if counts.get("xfailed"):
         return "known deviations"
     return "conforms" if counts.get("passed") else "not checked"
@@ -114,16 +117,46 @@ def per_family(records: list[dict[str, Any]]) -> dict[str, Counter]:
     return {f: per[f] for f in FAMILIES if f in per}
 
 
+class ReportFormatError(Exception):
+    pass
+
+
+_RESULT_KEYS = ("property", "family", "device", "outcome")
+_OUTCOMES = ("passed", "failed", "skipped", "xfailed", "xpassed")
+
+
+def validate(data: Any) -> None:
+    """Raise ReportFormatError naming the first thing that is not a report's shape."""
+    if not isinstance(data, dict) or not isinstance(data.get("meta"), dict) \
+            or not isinstance(data.get("results"), list):
+        raise ReportFormatError("expected an object with 'meta' (an object) and 'results' "
+                                "(a list), as --conformance-report writes")
+    for i, r in enumerate(data["results"]):
+        if not isinstance(r, dict) or any(not isinstance(r.get(k), str) for k in _RESULT_KEYS):
+            raise ReportFormatError(f"result {i} lacks one of {', '.join(_RESULT_KEYS)}")
+        if r["family"] not in FAMILIES:
+            raise ReportFormatError(f"result {i} ({r['property']}) has unknown family "
+                                    f"{r['family']!r}; known: {', '.join(FAMILIES)}")
+        if r["outcome"] not in _OUTCOMES:
+            raise ReportFormatError(f"result {i} ({r['property']}) has unknown outcome "
+                                    f"{r['outcome']!r}; known: {', '.join(_OUTCOMES)}")
+
+
 def to_markdown(data: dict[str, Any]) -> str:
     meta, results = data["meta"], data["results"]
+    interrupted = bool(meta.get("interrupted"))
     about = f" ({meta['target_description']})" if meta.get("target_description") else ""
-    lines = [f"# MRV2 index-contract conformance: `{meta.get('target', '?')}`{about}", "",
-             f"{meta.get('versions', '')}; devices: {meta.get('devices', '')}; "
-             f"Hypothesis profile `{meta.get('profile', '?')}`", "",
-             "| family | passed | failed | xfailed | skipped | verdict |",
-             "|---|---:|---:|---:|---:|---|"]
+    lines = [f"# MRV2 index-contract conformance: `{meta.get('target', '?')}`{about}", ""]
+    if interrupted:
+        lines += ["**INTERRUPTED: the run was stopped before it finished. These are the "
+                  "results of the properties that ran; they do not show conformance.**", ""]
+    lines += [f"{meta.get('versions', '')}; devices: {meta.get('devices', '')}; "
+              f"Hypothesis profile `{meta.get('profile', '?')}`, seed {meta.get('seed', '?')}",
+              "",
+              "| family | passed | failed | xfailed | skipped | verdict |",
+              "|---|---:|---:|---:|---:|---|"]
     for family, c in per_family(results).items():
-        verdict = verdict_of(c)
+        verdict = verdict_of(c, interrupted=interrupted)
         verdict = f"**{verdict}**" if verdict != "conforms" else verdict
         lines.append(f"| {family} | {c['passed']} | {c['failed']} | "
                      f"{c['xfailed']} | {c['skipped']} | {verdict} |")
@@ -136,24 +169,29 @@ def to_markdown(data: dict[str, Any]) -> str:
             if r.get("falsifying_example"):
                 lines += ["```", r["falsifying_example"], "```", ""]
             if r.get("reproduction"):
-                lines += ["Reproduce with:", "", "```python", r["reproduction"], "```", ""]
+                lines += ["Reproduce with:", "", "```sh", r["reproduction"], "```", ""]
     known = [r for r in results if r["outcome"] == "xfailed"]
     if known:
         lines += ["", "## Known non-conformance (xfails)", ""]
         lines += [f"- `{r['property']}` [{r['device']}]: {r.get('reason', '')}" for r in known]
+    if meta.get("rerun") and (failures or interrupted):
+        lines += ["", "Rerun this run with:", "", "```sh", meta["rerun"], "```"]
     return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1:
-        print("usage: python -m conformance.report REPORT.json > REPORT.md", file=sys.stderr)
+        print("usage: python -m mrv2_conformance.conformance.report REPORT.json > REPORT.md",
+              file=sys.stderr)
         return 2
     path = Path(argv[0])
     try:
         data = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        print(f"cannot read conformance report {path}: {exc}", file=sys.stderr)
+        validate(data)
+    except (OSError, ValueError, ReportFormatError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        print(f"cannot render conformance report {path}: {reason}", file=sys.stderr)
         return 2
     sys.stdout.write(to_markdown(data))
     return 0

@@ -16,8 +16,7 @@ from typing import Any
 
 import numpy as np
 import torch
-
-from conformance.assertions import fail
+from mrv2_conformance.conformance.assertions import fail
 
 _PLAIN = (str, int, float, bool, type(None))
 _MAX_DEPTH = 4

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-DEFAULT_TARGET = "impl"
+DEFAULT_TARGET = "mrv2_conformance.impl"
 TARGET_ENV_VAR = "MRV2_CONFORMANCE_TARGET"
 
 

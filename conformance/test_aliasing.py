@@ -1,5 +1,5 @@
 """Family `aliasing`: which arrays of an input batch are views of the persistent
-buffers and which are fresh (SPEC: Aliasing), for real and dummy batches alike.
+buffers and which are fresh (CONTRACT, Clarifications: Aliasing), for real and dummy batches alike.
 
 Checked two ways on two batches built one after the other into the same buffers (real
 then dummy, dummy then real, ...): directly on the first (memory extents: views lie in an
@@ -17,13 +17,17 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from conformance import state
-from conformance.aliasing import batch_arrays, check_batch_aliasing
-from conformance.assertions import assert_values, every_failure, fail, shares_memory
-from conformance.build import note_reproduction, synchronize, target_snippet
-from conformance.fields import ARRAY_FIELDS
-from strategies import BatchCase, batch_cases, dummy_sizes
+from mrv2_conformance.conformance import state
+from mrv2_conformance.conformance.aliasing import batch_arrays, check_batch_aliasing
+from mrv2_conformance.conformance.assertions import (
+    assert_values,
+    every_failure,
+    fail,
+    shares_memory,
+)
+from mrv2_conformance.conformance.build import synchronize
+from mrv2_conformance.conformance.fields import ARRAY_FIELDS
+from mrv2_conformance.strategies import batch_cases, dummy_sizes
 
 pytestmark = pytest.mark.aliasing
 
@@ -47,23 +51,9 @@ def _build(target, step: tuple[str, Any], buffers) -> tuple[Any, Any]:
     return target.make_dummy(arg[0], arg[1], buffers, arg[2]), None
 
 
-def _snippet_lines(step: tuple[str, Any], i: int) -> list[str]:
-    kind, arg = step
-    if kind == "dummy":
-        return [f"batch_{i} = t.make_dummy({arg[0]}, {arg[1]}, buffers, {arg[2]})"]
-    case: BatchCase = arg
-    return [*(line.replace("table", f"table_{i}") for line in case.history.snippet_lines()),
-            (f"batch_{i} = t.prepare_inputs(SchedulerBatch({case.num_scheduled_tokens!r}, "
-             f"{case.draft_tokens!r}), table_{i}, buffers, {case.decode_query_len})")]
-
-
 @given(first=steps, second=steps)
 def test_reused_buffers_keep_fresh_arrays_and_move_views(target, device, first, second):
-    reqs, tokens = (max(a, b) for a, b in zip(_needs(first), _needs(second)))
-    note_reproduction(target_snippet(
-        target.name, "from impl.scheduler import SchedulerBatch",
-        f"buffers = t.InputBuffers({reqs}, {tokens}, {device!r})",
-        *_snippet_lines(first, 1), *_snippet_lines(second, 2)))
+    reqs, tokens = (max(a, b) for a, b in zip(_needs(first), _needs(second), strict=False))
     call = f"a {first[0]} batch, then a {second[0]} batch into the same buffers"
     buffers = target.InputBuffers(reqs, tokens, device)
     a, table_a = _build(target, first, buffers)

@@ -8,26 +8,23 @@ import pytest
 import torch
 from hypothesis import given
 from hypothesis import strategies as st
-
-from conformance.aliasing import batch_arrays, check_batch_aliasing, extents
-from conformance.assertions import (
+from mrv2_conformance.conformance.aliasing import batch_arrays, check_batch_aliasing, extents
+from mrv2_conformance.conformance.assertions import (
     assert_device_tensor,
     assert_no_shared_memory,
     assert_same_object,
     assert_values,
     every_failure,
 )
-from conformance.build import (
+from mrv2_conformance.conformance.build import (
     PREPARE_CALL,
-    note_reproduction,
     partition_call,
     partition_ranks,
     prepare,
     synchronize,
-    target_snippet,
 )
-from conformance.fields import DEVICE_TWINS, TABLE_ARRAYS
-from strategies import (
+from mrv2_conformance.conformance.fields import DEVICE_TWINS, TABLE_ARRAYS
+from mrv2_conformance.strategies import (
     batch_cases,
     copy_sources,
     dummy_sizes,
@@ -86,9 +83,6 @@ def test_prepare_inputs_device_twins(target, case, device):
 def test_make_dummy_device_twins(target, device, sizes):
     num_reqs, num_tokens, _ = sizes
     call = f"make_dummy({num_reqs}, {num_tokens}, buffers)"
-    note_reproduction(target_snippet(
-        target.name, f"buffers = t.InputBuffers({num_reqs}, {num_tokens}, {device!r})",
-        f"t.{call}"))
     buffers = target.InputBuffers(num_reqs, num_tokens, device)
     check_twins(call, target.make_dummy(num_reqs, num_tokens, buffers), device, buffers)
 
@@ -130,13 +124,6 @@ def test_async_copy_to_gpu_is_a_snapshot(target, device, x, as_tensor, into_out)
     src = torch.from_numpy(x.copy()) if as_tensor else x.copy()
     call = (f"async_copy_to_gpu(x{' as a CPU tensor' if as_tensor else ''}, "
             f"{'out=out' if into_out else f'device={device!r}'})")
-    note_reproduction(target_snippet(
-        target.name, f"x = np.array({x.tolist()!r}, dtype=np.{x.dtype})",
-        "src = torch.from_numpy(x.copy())" if as_tensor else "src = x.copy()",
-        f"out = torch.empty(x.shape, dtype=torch.from_numpy(x).dtype, device={device!r})"
-        if into_out else "out = None",
-        f"result = t.async_copy_to_gpu(src, out=out, device=None if out is not None "
-        f"else {device!r})"))
     dtype = torch.from_numpy(x).dtype
     out = torch.empty(x.shape, dtype=dtype, device=device) if into_out else None
     result = (target.async_copy_to_gpu(src, out=out) if into_out

@@ -1,7 +1,7 @@
 """Family `differential`: the target and the reference (``impl``) on the same input
 give the same outcome - the same values, dtypes, shapes, order, and the same errors.
 
-Where the other families check the SPEC's rules one by one, this one catches any
+Where the other families check the CONTRACT's rules one by one, this one catches any
 difference at all, including in fields no rule names. It skips when the target is
 the reference itself.
 """
@@ -12,17 +12,14 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from conformance.build import (
+from mrv2_conformance.conformance.build import (
     GATHER_CALL,
     PREPARE_CALL,
     local_buffers,
-    note_reproduction,
     partition_call,
     synchronize,
-    target_snippet,
 )
-from conformance.differential import (
+from mrv2_conformance.conformance.differential import (
     REFERENCE,
     Outcome,
     assert_same_field,
@@ -31,9 +28,9 @@ from conformance.differential import (
     reference_target,
     run,
 )
-from conformance.fields import ARRAY_FIELDS, SCALAR_FIELDS, TABLE_ARRAYS
-from conformance.target import Target
-from strategies import (
+from mrv2_conformance.conformance.fields import ARRAY_FIELDS, SCALAR_FIELDS, TABLE_ARRAYS
+from mrv2_conformance.conformance.target import Target
+from mrv2_conformance.strategies import (
     BatchCase,
     batch_cases,
     copy_sources,
@@ -69,7 +66,6 @@ def test_sort_matches_reference(target, reference, case):
     num = case.num_scheduled_tokens if isinstance(case, BatchCase) else case.num_tokens_per_req
     drafts = case.draft_tokens
     call = f"sort_batch_req_ids({num!r}, {drafts!r}, {case.decode_query_len})"
-    note_reproduction(target_snippet(target.name, f"t.{call}"))
     ref, got = (run(t.sort_batch_req_ids, dict(num), {k: list(v) for k, v in drafts.items()},
                     case.decode_query_len) for t in (reference, target))
     if not assert_same_outcome(call, ref, got):
@@ -79,7 +75,6 @@ def test_sort_matches_reference(target, reference, case):
 @given(history=slot_histories(min_live=0))
 def test_slot_table_matches_reference(target, reference, history):
     """The same history gives the same slot at every step and the same live state."""
-    note_reproduction(target_snippet(target.name, *history.snippet_lines()))
     tables = [t.SlotTable(history.max_num_reqs) for t in (reference, target)]
     for i, (op, req_id, prefill_len, computed) in enumerate(history.ops):
         call = f"op {i}: {op}_request({req_id!r})"
@@ -99,7 +94,6 @@ def test_slot_table_matches_reference(target, reference, history):
 
 @given(case=batches_and_missing_ids)
 def test_gather_matches_reference(target, reference, case):
-    note_reproduction(case.snippet(target.name, "cpu", f"out = t.{GATHER_CALL}"))
     ref, got = (run(t.gather_batch_req_state, case.batch(), case.build_table(t),
                     case.decode_query_len) for t in (reference, target))
     if not assert_same_outcome(GATHER_CALL, ref, got, case.missing_ids):
@@ -114,10 +108,6 @@ def _prepare(t: Target, case: BatchCase, device: str) -> Outcome:
 
 @given(case=batches_and_missing_ids)
 def test_prepare_inputs_matches_reference(target, reference, case, device):
-    note_reproduction(case.snippet(
-        target.name, device,
-        f"buffers = t.InputBuffers({case.max_num_reqs}, {case.max_num_tokens}, device)",
-        f"out = t.{PREPARE_CALL}"))
     ref, got = _prepare(reference, case, device), _prepare(target, case, device)
     synchronize(device)
     if not assert_same_outcome(PREPARE_CALL, ref, got, case.missing_ids):
@@ -129,9 +119,6 @@ def test_make_dummy_matches_reference(target, reference, sizes, device):
     """Every field but the (made-up) request ids, of which only the count matters."""
     num_reqs, num_tokens, max_query_len = sizes
     call = f"make_dummy({num_reqs}, {num_tokens}, buffers, max_query_len={max_query_len})"
-    note_reproduction(target_snippet(
-        target.name, f"buffers = t.InputBuffers({num_reqs}, {num_tokens}, {device!r})",
-        f"out = t.{call}"))
     ref, got = (run(t.make_dummy, num_reqs, num_tokens,
                     t.InputBuffers(num_reqs, num_tokens, device), max_query_len)
                 for t in (reference, target))
@@ -145,8 +132,6 @@ def test_make_dummy_matches_reference(target, reference, sizes, device):
 @given(x=copy_sources)
 def test_async_copy_matches_reference(target, reference, x, device):
     call = f"async_copy_to_gpu(x, device={device!r})"
-    note_reproduction(target_snippet(target.name, f"x = np.array({x.tolist()!r}, "
-                                     f"dtype=np.{x.dtype.name})", f"out = t.{call}"))
     ref, got = (run(t.async_copy_to_gpu, x.copy(), device=device) for t in (reference, target))
     synchronize(device)
     if not assert_same_outcome(call, ref, got):
@@ -157,24 +142,18 @@ def test_async_copy_matches_reference(target, reference, x, device):
 @every_world_size
 def test_partition_matches_reference(target, reference, case, device):
     """Every rank's local batch and the layout (segments, padding, restore index)."""
-    note_reproduction(case.snippet(
-        target.name, device,
-        f"local_buffers = t.InputBuffers(2 * {case.batch_case.max_num_reqs}, "
-        f"{case.batch_case.max_num_tokens}, device)",
-        f"outs = [t.{partition_call(case, 'rank')} for rank in range(pcp_world_size)]",
-        "layout = t.build_pcp_layout(global_batch, pcp_world_size)"))
     globals_ = [_prepare(t, case.batch_case, device).value for t in (reference, target)]
     for rank in range(case.world_size):
         call = partition_call(case, rank)
         ref, got = (run(t.partition_batch, g, case.world_size, rank,
                         local_buffers(t, case, device))
-                    for t, g in zip((reference, target), globals_))
+                    for t, g in zip((reference, target), globals_, strict=False))
         synchronize(device)
         if not assert_same_outcome(call, ref, got):
             assert_same_fields(call, ref.value, got.value, LOCAL_FIELDS)
     call = f"build_pcp_layout(global_batch, {case.world_size})"
     ref, got = (run(t.build_pcp_layout, g, case.world_size)
-                for t, g in zip((reference, target), globals_))
+                for t, g in zip((reference, target), globals_, strict=False))
     if not assert_same_outcome(call, ref, got):
         assert_same_field(call, "segments_by_rank (global row, global start, tokens, start pos)",
                           _segments(ref.value), _segments(got.value))

@@ -9,25 +9,26 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-
-from conformance.assertions import assert_device_tensor, assert_host_array, every_failure, fail
-from conformance.build import (
+from mrv2_conformance.conformance.assertions import (
+    assert_device_tensor,
+    assert_host_array,
+    every_failure,
+    fail,
+)
+from mrv2_conformance.conformance.build import (
     GATHER_CALL,
     PREPARE_CALL,
-    note_reproduction,
     partition_all,
     partition_call,
     prepare,
-    target_snippet,
 )
-from conformance.fields import check_batch_layout, check_no_conversion_on_use
-from strategies import batch_cases, dummy_sizes, every_world_size, pcp_cases
+from mrv2_conformance.conformance.fields import check_batch_layout, check_no_conversion_on_use
+from mrv2_conformance.strategies import batch_cases, dummy_sizes, every_world_size, pcp_cases
 
 pytestmark = pytest.mark.dtype_width
 
 @given(case=batch_cases())
 def test_gather_dtypes(target, case):
-    note_reproduction(case.snippet(target.name, "cpu", f"out = t.{GATHER_CALL}"))
     out = target.gather_batch_req_state(case.batch(), case.build_table(target),
                                         case.decode_query_len)
     n = (len(case.num_scheduled_tokens),)
@@ -56,9 +57,6 @@ def test_prepare_inputs_dtypes(target, case, device):
 def test_make_dummy_dtypes(target, device, sizes):
     num_reqs, num_tokens, _ = sizes
     call = f"make_dummy({num_reqs}, {num_tokens}, buffers)"
-    note_reproduction(target_snippet(
-        target.name, f"buffers = t.InputBuffers({num_reqs}, {num_tokens}, {device!r})",
-        f"out = t.{call}"))
     buffers = target.InputBuffers(num_reqs, num_tokens, device)
     out = target.make_dummy(num_reqs, num_tokens, buffers)
     with every_failure():
@@ -88,7 +86,5 @@ def test_partition_batch_dtypes(target, case, device):
 def test_async_copy_to_gpu_keeps_dtype(target, device, x):
     """numpy -> torch.from_numpy dtype: intp -> int64, int32 -> int32, bool -> bool."""
     call = f"async_copy_to_gpu(x, device={device!r})"
-    note_reproduction(target_snippet(
-        target.name, f"x = np.array({x.tolist()!r}, dtype=np.{x.dtype})", f"t.{call}"))
     out = target.async_copy_to_gpu(x, device=device)
     assert_device_tensor(call, "result", out, torch.from_numpy(x).dtype, device, x.shape)

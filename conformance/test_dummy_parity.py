@@ -8,9 +8,8 @@ import numpy as np
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-
-from conformance import oracle, state
-from conformance.assertions import (
+from mrv2_conformance.conformance import oracle, state
+from mrv2_conformance.conformance.assertions import (
     assert_equal,
     assert_raises,
     assert_same_object,
@@ -18,9 +17,9 @@ from conformance.assertions import (
     every_failure,
     fail,
 )
-from conformance.build import PREPARE_CALL, note_reproduction, prepare, synchronize, target_snippet
-from conformance.fields import ARRAY_FIELDS, SCALAR_FIELDS, describe_field
-from strategies import batch_cases, dummy_sizes
+from mrv2_conformance.conformance.build import PREPARE_CALL, prepare, synchronize
+from mrv2_conformance.conformance.fields import ARRAY_FIELDS, SCALAR_FIELDS, describe_field
+from mrv2_conformance.strategies import batch_cases, dummy_sizes
 
 pytestmark = pytest.mark.dummy_parity
 
@@ -38,9 +37,6 @@ def _fields(batch) -> list[str]:
 def test_make_dummy_values(target, device, sizes):
     num_reqs, num_tokens, max_query_len = sizes
     call = f"make_dummy({num_reqs}, {num_tokens}, buffers, max_query_len={max_query_len})"
-    note_reproduction(target_snippet(
-        target.name, f"buffers = t.InputBuffers({num_reqs}, {num_tokens}, {device!r})",
-        f"out = t.{call}"))
     buffers = target.InputBuffers(num_reqs, num_tokens, device)
     out = target.make_dummy(num_reqs, num_tokens, buffers, max_query_len)
     synchronize(device)
@@ -104,8 +100,7 @@ def test_make_dummy_rejects_a_query_over_max_query_len(target, num_reqs, extra, 
 def test_make_dummy_touches_no_slot_table(target, device, case, sizes):
     """A dummy run changes no request state, even right after a real step."""
     num_reqs, num_tokens, max_query_len = sizes
-    table, _, _ = prepare(target, case, device,
-                          f"t.make_dummy({num_reqs}, {num_tokens}, dummy_buffers)")
+    table, _, _ = prepare(target, case, device)
     before = state.snapshot({"table": table})
     buffers = target.InputBuffers(num_reqs, num_tokens, device)
     target.make_dummy(num_reqs, num_tokens, buffers, max_query_len)
@@ -137,13 +132,7 @@ def test_dummy_and_real_batches_have_the_same_form(target, device, case):
 def test_real_batch_after_dummy_equals_fresh_real_batch(target, device, case, sizes):
     """No stale buffer contents leak from a dummy into the next real batch."""
     num_reqs, num_tokens, max_query_len = sizes
-    fresh = prepare(target, case, device, record=False)[2]
-    note_reproduction(case.snippet(
-        target.name, device,
-        f"buffers = t.InputBuffers({max(num_reqs, case.max_num_reqs)}, "
-        f"{max(num_tokens, case.max_num_tokens)}, device)",
-        f"t.make_dummy({num_reqs}, {num_tokens}, buffers, {max_query_len})",
-        f"after_dummy = t.{PREPARE_CALL}"))
+    fresh = prepare(target, case, device)[2]
     buffers = target.InputBuffers(max(num_reqs, case.max_num_reqs),
                                   max(num_tokens, case.max_num_tokens), device)
     target.make_dummy(num_reqs, num_tokens, buffers, max_query_len)

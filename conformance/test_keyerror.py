@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import given
-
-from conformance import state
-from conformance.assertions import ContractViolation
-from conformance.build import GATHER_CALL, PREPARE_CALL, buffers_line, note_reproduction
-from strategies import BatchCase, missing_id_cases, missing_id_examples
+from mrv2_conformance.conformance import state
+from mrv2_conformance.conformance.assertions import ContractViolation
+from mrv2_conformance.conformance.build import GATHER_CALL, PREPARE_CALL
+from mrv2_conformance.strategies import BatchCase, missing_id_cases, missing_id_examples
 
 pytestmark = pytest.mark.keyerror
 
@@ -48,7 +47,6 @@ def assert_raises_keyerror(call: str, case: BatchCase, fn, *args) -> None:
 @given(case=missing_id_cases())
 @missing_id_examples
 def test_gather_missing_id_raises_keyerror(target, case):
-    note_reproduction(case.snippet(target.name, "cpu", f"t.{GATHER_CALL}"))
     table = case.build_table(target)
     roots = {"table": table}
     before = state.snapshot(roots)
@@ -60,12 +58,6 @@ def test_gather_missing_id_raises_keyerror(target, case):
 @given(case=missing_id_cases())
 @missing_id_examples
 def test_prepare_inputs_missing_id_raises_keyerror_and_changes_nothing(target, case, device):
-    note_reproduction(case.snippet(
-        target.name, device, buffers_line(case),
-        "from conformance.state import fill_with_sentinels, snapshot, assert_unchanged",
-        "fill_with_sentinels({'buffers': buffers})",
-        "before = snapshot(roots := {'table': table, 'buffers': buffers})",
-        f"t.{PREPARE_CALL}  # KeyError; then: assert_unchanged('', before, roots)"))
     table = case.build_table(target)
     buffers = target.InputBuffers(case.max_num_reqs, case.max_num_tokens, device)
     roots = {"table": table, "buffers": buffers}

@@ -10,18 +10,23 @@ import numpy as np
 import pytest
 from hypothesis import assume, event, given
 from hypothesis import strategies as st
-
-from conformance import oracle, state
-from conformance.assertions import assert_equal, assert_raises, assert_values, every_failure, fail
-from conformance.build import partition_all, partition_call, prepare, synchronize
-from strategies import (
+from mrv2_conformance.conformance import oracle, state
+from mrv2_conformance.conformance.assertions import (
+    assert_equal,
+    assert_raises,
+    assert_values,
+    every_failure,
+    fail,
+)
+from mrv2_conformance.conformance.build import partition_all, partition_call, prepare, synchronize
+from mrv2_conformance.strategies import (
     batch_cases,
     every_world_size,
     pcp_cases,
     placeholder_cases,
     placeholder_examples,
 )
-from strategies.pcp import WORLD_SIZES
+from mrv2_conformance.strategies.pcp import WORLD_SIZES
 
 pytestmark = pytest.mark.pcp
 
@@ -74,8 +79,9 @@ def test_partition_order_is_batch_order_then_pure_prefills_last(target, case, de
         call = partition_call(case, rank)
         rows = np.asarray(out.local_to_global_batch_req_idx_np).tolist()
         starts = out.num_computed_tokens_np.tolist()
-        pure = [bool(global_batch.is_prefilling_np[g]) and s == 0 for g, s in zip(rows, starts)]
-        keys = [(p, g, s) for p, g, s in zip(pure, rows, starts)]
+        pure = [bool(global_batch.is_prefilling_np[g]) and s == 0
+                for g, s in zip(rows, starts, strict=True)]
+        keys = [(p, g, s) for p, g, s in zip(pure, rows, starts, strict=False)]
         assert keys == sorted(keys), (
             f"{call}: local rows are not (impure before pure prefill, then global row, then "
             f"position) ordered: (pure, row, start) = {keys}")
@@ -126,7 +132,7 @@ def test_hidden_restore_idx_round_trip(target, case, device):
     assert restore.shape == (global_batch.num_tokens,), (
         f"{call}: shape {restore.shape}, expected ({global_batch.num_tokens},)")
     assert np.issubdtype(restore.dtype, np.integer), f"{call}: dtype {restore.dtype}"
-    assert ((0 <= restore) & (restore < len(gathered))).all(), (
+    assert ((restore >= 0) & (restore < len(gathered))).all(), (
         f"{call}: indices outside the {len(gathered)} gathered rows: {restore}")
     assert_values(call, "all_gathered[hidden_restore_idx]", gathered[restore],
                   np.arange(global_batch.num_tokens))
@@ -147,7 +153,7 @@ def _check_local_fields(case, global_batch, outs) -> None:
     for rank, out in enumerate(outs):
         call = partition_call(case, rank)
         l2g = np.asarray(out.local_to_global_batch_req_idx_np)
-        if not ((0 <= l2g) & (l2g < global_batch.num_reqs)).all():
+        if not ((l2g >= 0) & (l2g < global_batch.num_reqs)).all():
             fail(f"{call}: local_to_global_batch_req_idx_np {l2g} outside "
                  f"[0, {global_batch.num_reqs})")
             continue
@@ -162,8 +168,9 @@ def _check_local_fields(case, global_batch, outs) -> None:
         computed_prefill = np.minimum(out.num_computed_tokens_np, prefill_len)
         assert_values(call, "num_computed_prefill_tokens_np", out.num_computed_prefill_tokens_np,
                       computed_prefill)
-        assert_values(call, "is_prefilling_np", out.is_prefilling_np, computed_prefill < prefill_len)
-        assert_equal(call, "has_prefill", out.has_prefill, bool((computed_prefill < prefill_len).any()))
+        prefilling = computed_prefill < prefill_len
+        assert_values(call, "is_prefilling_np", out.is_prefilling_np, prefilling)
+        assert_equal(call, "has_prefill", out.has_prefill, bool(prefilling.any()))
         qsl = oracle.query_start_loc(out.num_scheduled_tokens.tolist())
         assert_values(call, "query_start_loc_np", out.query_start_loc_np, qsl)
         assert_values(call, "seq_lens", out.seq_lens,
@@ -219,8 +226,9 @@ def test_capacity_errors_name_both_numbers(target, case, device):
         before = state.snapshot({"buffers": buffers})
         assert_raises(call, RuntimeError, target.partition_batch, global_batch,
                       case.world_size, rank, buffers,
-                      match=lambda e, need=need, have=have: None if str(need) in str(e) and str(have) in str(e)
-                      else f"does not name {need} (needed) and {have} (available)")
+                      match=lambda e, need=need, have=have: (
+                          None if str(need) in str(e) and str(have) in str(e)
+                          else f"does not name {need} (needed) and {have} (available)"))
         state.assert_unchanged(call, before, {"buffers": buffers})
     event(f"capacity errors checked: {len(limits)}")
 
@@ -233,7 +241,7 @@ def test_partition_rejects_drafts_and_bad_ranks(target, device, case, world_size
                       f"drafts, {world_size}, 0, buffers)", NotImplementedError,
                       target.partition_batch, global_batch, world_size, 0, buffers)
     nodraft = replace(case, draft_tokens={}, kind="no drafts")
-    plain = prepare(target, nodraft, device, record=False)[2]
+    plain = prepare(target, nodraft, device)[2]
     big = target.InputBuffers(2 * case.max_num_reqs, case.max_num_tokens, device)
     for bad_world, bad_rank, what in ((0, 0, "world"), (world_size, world_size, "rank"),
                                       (world_size, -1, "rank")):

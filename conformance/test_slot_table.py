@@ -7,12 +7,15 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from conformance import state
-from conformance.assertions import assert_equal, assert_host_array, assert_raises, assert_values
-from conformance.build import note_reproduction, target_snippet
-from conformance.fields import TABLE_ARRAYS
-from strategies import request_ids, slot_histories
+from mrv2_conformance.conformance import state
+from mrv2_conformance.conformance.assertions import (
+    assert_equal,
+    assert_host_array,
+    assert_raises,
+    assert_values,
+)
+from mrv2_conformance.conformance.fields import TABLE_ARRAYS
+from mrv2_conformance.strategies import request_ids, slot_histories
 
 pytestmark = pytest.mark.slot_table
 
@@ -21,7 +24,6 @@ pytestmark = pytest.mark.slot_table
 def test_slots_follow_the_lifo_free_list(target, history):
     """Replaying a history gives exactly the slots a LIFO free list
     [0 .. max_num_reqs-1] hands out, and each live slot holds its request's state."""
-    note_reproduction(target_snippet(target.name, *history.snippet_lines()))
     table = target.SlotTable(history.max_num_reqs)
     free = list(range(history.max_num_reqs))
     expected: dict[str, int] = {}
@@ -59,7 +61,7 @@ def test_adding_to_a_full_table_is_an_error_and_changes_nothing(target, max_num_
         table.add_request(req_id, 4, 0)
     before = state.snapshot({"table": table})
     call = f"SlotTable({max_num_reqs}) full, add_request({ids[-1]!r}, 4, 0)"
-    # The reference's error type (the SPEC names only "an error"), like the PCP
+    # The reference's error type (the CONTRACT names only "an error"), like the PCP
     # capacity errors: exactly RuntimeError naming the capacity, not whatever a
     # bare list.pop() or an assert happens to raise.
     assert_raises(call, RuntimeError, table.add_request, ids[-1], 4, 0,

@@ -40,8 +40,16 @@ def default_path(rootdir: Path, target: str) -> Path:
 
 
 def parse(path: Path) -> list[Entry]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise XfailsFileError(f"{path}: not a text file (not UTF-8)") from None
+    except OSError as exc:
+        raise XfailsFileError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    if "\0" in text:
+        raise XfailsFileError(f"{path}: not a text file (it holds NUL bytes)")
     entries = []
-    for lineno, raw in enumerate(path.read_text().splitlines(), 1):
+    for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue

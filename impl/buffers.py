@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import torch
-
-from impl._checks import check_int
+from mrv2_conformance.impl._checks import check_int
 
 
 class InputBuffers:

@@ -7,10 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
-
-from impl.ordering import sort_batch_req_ids
-from impl.scheduler import SchedulerBatch, validate_batch
-from impl.slot_table import SlotTable
+from mrv2_conformance.impl.ordering import sort_batch_req_ids
+from mrv2_conformance.impl.scheduler import SchedulerBatch, validate_batch
+from mrv2_conformance.impl.slot_table import SlotTable
 
 
 @dataclass

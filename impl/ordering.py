@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from impl._checks import check_int
+from mrv2_conformance.impl._checks import check_int
 
 
 def sort_batch_req_ids(num_tokens_per_req: Mapping[str, int],

@@ -6,12 +6,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-
-from impl._checks import check_int
-from impl.buffers import InputBuffers
-from impl.h2d import async_copy_to_gpu
-from impl.input_batch import InputBatch
-from impl.prepare import cumsum_with_zero, write_query_start_loc, write_seq_lens
+from mrv2_conformance.impl._checks import check_int
+from mrv2_conformance.impl.buffers import InputBuffers
+from mrv2_conformance.impl.h2d import async_copy_to_gpu
+from mrv2_conformance.impl.input_batch import InputBatch
+from mrv2_conformance.impl.prepare import cumsum_with_zero, write_query_start_loc, write_seq_lens
 
 
 @dataclass(frozen=True)

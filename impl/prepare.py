@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-
-from impl.buffers import InputBuffers
-from impl.gather import gather_batch_req_state
-from impl.h2d import async_copy_to_gpu
-from impl.input_batch import InputBatch
-from impl.scheduler import SchedulerBatch
-from impl.slot_table import SlotTable
+from mrv2_conformance.impl.buffers import InputBuffers
+from mrv2_conformance.impl.gather import gather_batch_req_state
+from mrv2_conformance.impl.h2d import async_copy_to_gpu
+from mrv2_conformance.impl.input_batch import InputBatch
+from mrv2_conformance.impl.scheduler import SchedulerBatch
+from mrv2_conformance.impl.slot_table import SlotTable
 
 
 def cumsum_with_zero(counts: np.ndarray) -> np.ndarray:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from impl._checks import INT32_MAX, check_int, check_req_id
+from mrv2_conformance.impl._checks import INT32_MAX, check_int, check_req_id
 
 
 @dataclass(frozen=True)

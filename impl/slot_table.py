@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-
-from impl._checks import INT32_MAX, check_int, check_req_id
+from mrv2_conformance.impl._checks import INT32_MAX, check_int, check_req_id
 
 
 class SlotTable:

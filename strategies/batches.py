@@ -8,10 +8,14 @@ from typing import Any
 
 from hypothesis import event, example
 from hypothesis import strategies as st
-
-from impl.scheduler import SchedulerBatch
-from strategies.ids import draw_fresh_id, request_ids
-from strategies.slot_tables import SMALL_TABLE, SlotHistory, slot_histories, table_sizes
+from mrv2_conformance.impl.scheduler import SchedulerBatch
+from mrv2_conformance.strategies.ids import draw_fresh_id, request_ids
+from mrv2_conformance.strategies.slot_tables import (
+    SMALL_TABLE,
+    SlotHistory,
+    slot_histories,
+    table_sizes,
+)
 
 BATCH_KINDS = ("decode", "prefill", "mixed", "spec_decode")
 _BOOL = st.booleans()
@@ -51,21 +55,6 @@ class BatchCase:
     def build_table(self, target: Any) -> Any:
         return self.history.build(target)
 
-    def snippet(self, target_name: str, device: str, *calls: str) -> str:
-        """Python that rebuilds this input on the target and runs ``calls``."""
-        lines = [
-            "import importlib, numpy as np, torch",
-            "from impl.scheduler import SchedulerBatch",
-            f"t = importlib.import_module({target_name!r})",
-            f"device = {device!r}",
-            *self.history.snippet_lines(),
-            f"batch = SchedulerBatch({self.num_scheduled_tokens!r}, {self.draft_tokens!r})",
-            f"decode_query_len = {self.decode_query_len}",
-            *calls,
-        ]
-        return "\n".join(lines)
-
-
 def _size_event(num_reqs: int) -> str:
     return ("1" if num_reqs == 1 else "2-4" if num_reqs <= 4 else "5-16" if num_reqs <= 16
             else "17+")
@@ -86,7 +75,8 @@ def batch_cases(draw: st.DrawFn, kinds: tuple[str, ...] = BATCH_KINDS,
     scope = draw(st.sampled_from(("some", "all_live", "full_table")), label="scheduled")
     hist = draw(slot_histories(state=state, max_num_reqs=size, end_full=scope == "full_table"),
                 label="history")
-    num_spec = draw(st.integers(1, 4), label="num_speculative_tokens") if kind == "spec_decode" else 0
+    num_spec = (draw(st.integers(1, 4), label="num_speculative_tokens")
+                if kind == "spec_decode" else 0)
     decode_query_len = 1 + num_spec
     order = sorted(hist.live)
     if hist.max_num_reqs <= SMALL_TABLE:
@@ -183,9 +173,9 @@ MISSING_ID_EXAMPLES = (
 )
 
 
-# SPEC F1.3: "a missing or empty entry means no drafts" - entries that are empty or
-# name requests outside the batch leave a draft-free batch (expanded_idx_mapping *is*
-# idx_mapping). Random draws reach it now and then; this pins it.
+# CONTRACT, Clarifications, No drafts: entries that are empty or name requests outside
+# the batch leave a draft-free batch (expanded_idx_mapping *is* idx_mapping). Random
+# draws reach it now and then; this pins it.
 NO_DRAFT_ENTRIES_EXAMPLE = BatchCase(
     _fixed_history(), {"a": 1, "b": 1, "c": 1}, {"b": [], "outsider": [7]}, 2,
     "spec_decode", 11)
@@ -209,12 +199,6 @@ class SortCase:
     num_tokens_per_req: dict[str, int]
     draft_tokens: dict[str, list[int]]
     decode_query_len: int
-
-    def snippet(self, target_name: str) -> str:
-        return (f"import importlib\nt = importlib.import_module({target_name!r})\n"
-                f"t.sort_batch_req_ids({self.num_tokens_per_req!r}, {self.draft_tokens!r}, "
-                f"{self.decode_query_len})")
-
 
 MAX_SORT_IDS = 64
 

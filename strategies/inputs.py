@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-
-from strategies.slot_tables import table_sizes
+from mrv2_conformance.strategies.slot_tables import table_sizes
 
 # intp, int32 and bool: the index, count and mask dtypes the contract moves to a device.
 copy_sources = hnp.arrays(st.sampled_from([np.intp, np.int32, np.bool_]),

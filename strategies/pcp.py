@@ -15,9 +15,8 @@ from typing import TypeVar
 
 from hypothesis import event, example
 from hypothesis import strategies as st
-
-from strategies.batches import BatchCase, batch_cases
-from strategies.slot_tables import SlotHistory
+from mrv2_conformance.strategies.batches import BatchCase, batch_cases
+from mrv2_conformance.strategies.slot_tables import SlotHistory
 
 MAX_WORLD_SIZE = 8
 WORLD_SIZES = tuple(range(1, MAX_WORLD_SIZE + 1))
@@ -28,16 +27,6 @@ F = TypeVar("F", bound=Callable[..., object])
 class PcpCase:
     batch_case: BatchCase
     world_size: int
-
-    def snippet(self, target_name: str, device: str, *calls: str) -> str:
-        return self.batch_case.snippet(
-            target_name, device,
-            f"buffers = t.InputBuffers({self.batch_case.max_num_reqs}, "
-            f"{self.batch_case.max_num_tokens}, device)",
-            "global_batch = t.prepare_inputs(batch, table, buffers, decode_query_len)",
-            f"pcp_world_size = {self.world_size}",
-            *calls)
-
 
 @st.composite
 def pcp_cases(draw: st.DrawFn, world_sizes: tuple[int, ...] = WORLD_SIZES) -> PcpCase:
@@ -66,8 +55,9 @@ def every_world_size(test: F) -> F:
 def placeholder_case(world_size: int, prefill_lens: tuple[int, ...]) -> PcpCase:
     """Fresh prefills shorter than W: rank W-1's chunks W-1 and W are empty."""
     ids = [f"req-{i}" for i in range(len(prefill_lens))]
-    hist = SlotHistory.from_ops(len(ids), *[("add", r, q, 0) for r, q in zip(ids, prefill_lens)])
-    case = BatchCase(hist, dict(zip(ids, prefill_lens)), {}, 1, "prefill", sum(prefill_lens))
+    lens = dict(zip(ids, prefill_lens, strict=True))
+    hist = SlotHistory.from_ops(len(ids), *[("add", r, q, 0) for r, q in lens.items()])
+    case = BatchCase(hist, lens, {}, 1, "prefill", sum(prefill_lens))
     return PcpCase(case, world_size)
 
 

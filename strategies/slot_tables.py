@@ -6,8 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hypothesis import strategies as st
-
-from strategies.ids import draw_fresh_id, request_ids
+from mrv2_conformance.strategies.ids import draw_fresh_id, request_ids
 
 # (op, req_id, prefill_len, num_computed_tokens); remove ops carry zeros.
 Op = tuple[str, str, int, int]
@@ -42,16 +41,6 @@ class SlotHistory:
             else:
                 table.remove_request(req_id)
         return table
-
-    def snippet_lines(self) -> list[str]:
-        lines = [f"table = t.SlotTable({self.max_num_reqs})"]
-        for op, req_id, prefill_len, computed in self.ops:
-            if op == "add":
-                lines.append(f"table.add_request({req_id!r}, {prefill_len}, {computed})")
-            else:
-                lines.append(f"table.remove_request({req_id!r})")
-        return lines
-
 
 SMALL_TABLE = 16
 LARGE_TABLE = 64

@@ -1,4 +1,4 @@
-"""How often the strategies reach each corner the SPEC names, at the `ci` budget.
+"""How often the strategies reach each corner the CONTRACT names, at the `ci` budget.
 
     python -m tests.reach        # prints the Markdown table the README carries
 
@@ -26,10 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
-
-import impl
-from impl.ordering import sort_batch_req_ids
-from strategies import (
+from mrv2_conformance.impl.ordering import sort_batch_req_ids
+from mrv2_conformance.strategies import (
     batch_cases,
     dummy_sizes,
     missing_id_cases,
@@ -37,8 +35,10 @@ from strategies import (
     placeholder_cases,
     sort_cases,
 )
-from strategies.batches import MISSING_ID_EXAMPLES
-from strategies.pcp import MIXED_BATCH, WORLD_SIZES, PcpCase, placeholder_case
+from mrv2_conformance.strategies.batches import MISSING_ID_EXAMPLES
+from mrv2_conformance.strategies.pcp import MIXED_BATCH, WORLD_SIZES, PcpCase, placeholder_case
+
+from mrv2_conformance import impl
 
 
 @dataclass(frozen=True)
@@ -196,7 +196,7 @@ def table(rows: list[tuple[Corner, float]], max_examples: int) -> str:
 
 
 def ci_budget() -> int:
-    import conftest  # noqa: F401  (registers the profiles)
+    import mrv2_conformance.plugin  # noqa: F401  (registers the profiles)
     return settings.get_profile("ci").max_examples
 
 

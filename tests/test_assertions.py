@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-
-from conformance.assertions import (
+from mrv2_conformance.conformance.assertions import (
     BaseExceptionGroup,
     ContractViolation,
     assert_device_tensor,

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from bench import cases
-from bench.run import main
-from bench.suite import examples_per_second
+from mrv2_conformance.bench import cases
+from mrv2_conformance.bench.run import main
+from mrv2_conformance.bench.suite import examples_per_second
 
 
 def test_quick_benchmark_runs_and_writes_json(tmp_path, capsys):

@@ -1,5 +1,6 @@
 """Negative controls: every mutant in tests/mutants is killed by a property of its
-named family, every property kills some mutant, and the reference passes them all.
+named family, every property kills some mutant, the reference passes them all, and
+every property's failure reproduces from the command it prints.
 
 The conformance suite runs once per target, in subprocesses, under the `kill`
 profile (the `ci` example budget, derandomized, without shrinking). Under xdist the
@@ -12,16 +13,17 @@ from __future__ import annotations
 import fcntl
 import importlib
 import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from mrv2_conformance.conformance.families import FAMILIES
+from mrv2_conformance.tests import kill_matrix as km
+from mrv2_conformance.tests.helpers import pasted
+from mrv2_conformance.tests.mutants import mutant_names
 
-from conformance.families import FAMILIES
-from tests import kill_matrix as km
-from tests.mutants import mutant_names
-
-MUTANTS = [f"tests.mutants.{m}" for m in mutant_names()]
-REFERENCE = "impl"
+MUTANTS = [f"mrv2_conformance.tests.mutants.{m}" for m in mutant_names()]
+REFERENCE = "mrv2_conformance.impl"
 MATRIX_REPORT = km.ROOT / "reports" / "kill-matrix.txt"
 BROKEN_MUTANT_ERRORS = ("RecursionError", "NameError", "SyntaxError", "ImportError",
                         "ModuleNotFoundError", "UnboundLocalError")
@@ -89,3 +91,34 @@ def test_every_property_kills_some_mutant(runs):
     assert props
     vacuous = [p for p in props if not any(runs[m].outcomes.get(p) == "failed" for m in MUTANTS)]
     assert not vacuous, f"properties that no mutant fails (vacuous?): {vacuous}"
+
+
+def test_every_property_failure_reproduces_from_its_command(runs, tmp_path):
+    """Each property's failure (on the first mutant it kills) prints a command that,
+    pasted into a shell elsewhere, fails again with the same message."""
+    props = sorted(p for p, o in runs[REFERENCE].outcomes.items()
+                   if o == "passed" or km.family_of(p) == "differential")
+    chosen = {p: next((runs[m].reproductions[p] for m in MUTANTS
+                       if p in runs[m].reproductions), None) for p in props}
+    assert not [p for p, r in chosen.items() if r is None], \
+        f"failed properties without a reproduction command: {chosen}"
+
+    def check(item: tuple[str, list[str]]) -> str | None:
+        prop, (commands, message) = item
+        command = commands.splitlines()[0]
+        proc = pasted(command, tmp_path)
+        lines = [line.strip() for line in message.splitlines() if line.strip().startswith("- ")] \
+            or [message.splitlines()[0].strip()]
+        shown = [line for line in lines if line in proc.stdout]
+        # One blob replays one failing example: all of a single failure's lines, or
+        # at least one of several distinct failures.
+        if proc.returncode != pytest.ExitCode.TESTS_FAILED or not shown or (
+                len(commands.splitlines()) == 1 and len(shown) != len(lines)):
+            return (f"{prop}: `{command}` exited {proc.returncode} and showed "
+                    f"{len(shown)}/{len(lines)} of the failure lines {lines}:\n"
+                    f"{proc.stdout[-1500:]}{proc.stderr[-500:]}")
+        return None
+
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        bad = [r for r in pool.map(check, chosen.items()) if r]
+    assert not bad, "\n\n".join(bad)

@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+from mrv2_conformance.conformance import state
+from mrv2_conformance.impl import InputBuffers, SchedulerBatch, SlotTable
 
-import impl
-from conformance import state
-from impl import InputBuffers, SchedulerBatch, SlotTable
+from mrv2_conformance import impl
 
 
 def table_with(*ids: str, max_num_reqs: int = 4) -> SlotTable:
@@ -118,7 +118,7 @@ def test_full_table_error_names_the_capacity_and_changes_nothing():
 
 
 def test_zero_token_rows_are_skipped_by_the_pcp_layout():
-    """SPEC F3: zero-token rows contribute no segment (not reachable from a validated
+    """CONTRACT F3: zero-token rows contribute no segment (not reachable from a validated
     scheduler batch, so exercised directly)."""
     batch = global_batch()
     batch.num_scheduled_tokens = np.array([0, 2], dtype=np.int32)

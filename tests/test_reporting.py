@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 
 import pytest
+from mrv2_conformance.conformance import report, xfails
+from mrv2_conformance.tests.helpers import pasted, run_suite
 
-from conformance import report, xfails
-from tests.test_target_loading import ROOT, run_suite
-
-MUTANT = "tests.mutants.m_dummy_logits_indices_int32"
+MUTANT = "mrv2_conformance.tests.mutants.m_dummy_logits_indices_int32"
 PROPERTY = "conformance/test_dummy_parity.py::test_dummy_and_real_batches_have_the_same_form"
 
 
@@ -101,15 +98,16 @@ def test_report_of_a_failing_target_has_the_shrunk_example_and_snippet(tmp_path)
     assert rec["device"] == "cpu" and rec["outcome"] == "failed"
     assert "logits_indices" in rec["message"]
     assert re.match(r"(Failing test case|Falsifying example): ", rec["falsifying_example"])
-    assert rec["reproduction"].startswith("import importlib")
-    assert f"t = importlib.import_module({MUTANT!r})" in rec["reproduction"]
-    # The snippet is whole and runnable: it rebuilds the input and calls the target.
-    ran = subprocess.run([sys.executable, "-c", rec["reproduction"]], cwd=ROOT,
-                         capture_output=True, text=True, timeout=120)
-    assert ran.returncode == 0, ran.stderr
+    assert rec["reproduction"].startswith(f"python -m mrv2_conformance --target {MUTANT} ")
+    assert "--reproduce 6." in rec["reproduction"]
+    # The command is whole: pasted elsewhere, it rebuilds the input, calls the target
+    # and fails with the same message.
+    ran = pasted(rec["reproduction"], tmp_path)
+    assert ran.returncode == pytest.ExitCode.TESTS_FAILED, ran.stdout[-2000:] + ran.stderr
+    assert all(line in ran.stdout for line in rec["message"].splitlines()[1:]), ran.stdout
     md = report.to_markdown(data)
     assert "| dummy_parity | 0 | 1 | 0 | 0 | **NON-CONFORMING** |" in md
-    assert "```python\nimport importlib" in md
+    assert "```sh\npython -m mrv2_conformance --target" in md
 
 
 def test_xfails_file_turns_a_known_failure_into_xfail_and_warns_on_stale(tmp_path):
@@ -146,7 +144,7 @@ def test_a_known_deviation_does_not_absorb_another_failure_of_the_same_property(
     known.write_text(f"{PROPERTY} | logits_indices differs in form | upstream's dummy "
                      "logits_indices is int32\n")
     proc = run_suite("conformance/test_dummy_parity.py", "-k", "same_form and cpu",
-                     "--target", "tests.targets.deviation_plus_regression",
+                     "--target", "mrv2_conformance.tests.targets.deviation_plus_regression",
                      f"--xfails={known}", env={"HYPOTHESIS_PROFILE": "kill"})
     assert proc.returncode == pytest.ExitCode.TESTS_FAILED, proc.stdout[-3000:]
     assert "NOT A KNOWN DEVIATION" in proc.stdout and "known.txt:1" in proc.stdout

@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 
 import pytest
+from mrv2_conformance.tests.helpers import run_suite
 
-from conftest import pinned_device
-from tests.test_target_loading import run_suite
+from mrv2_conformance.plugin import pinned_device
 
-MUTANT = "tests.mutants.m_idx_mapping_np_int32"
+MUTANT = "mrv2_conformance.tests.mutants.m_idx_mapping_np_int32"
 ONE_PROPERTY = ("conformance/test_dtype_width.py", "-k", "gather")
 
 

@@ -8,11 +8,11 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import torch
+from mrv2_conformance.conformance import reference, state
+from mrv2_conformance.conformance.aliasing import check_batch_aliasing
+from mrv2_conformance.conformance.assertions import ContractViolation, every_failure
 
-import impl
-from conformance import reference, state
-from conformance.aliasing import check_batch_aliasing
-from conformance.assertions import ContractViolation, every_failure
+from mrv2_conformance import impl
 
 
 def _roots():
@@ -72,20 +72,20 @@ def test_aliasing_check_names_twins_buffers_and_other_fields():
 def test_the_private_reference_is_out_of_the_targets_reach(monkeypatch):
     private = reference.private_reference()
     assert private is not impl and private.gather is not impl.gather
-    assert "impl" in sys.modules and sys.modules["impl"] is impl
+    assert "mrv2_conformance.impl" in sys.modules and sys.modules["mrv2_conformance.impl"] is impl
     fp = reference.Fingerprint()
     assert fp.changes() == []
     monkeypatch.setattr(impl.gather, "build_idx_mapping", lambda *a: None)
     monkeypatch.setattr(impl.SlotTable, "add_request", lambda *a: None)
     changes = fp.changes()
-    assert "impl.gather.build_idx_mapping replaced or changed" in changes
-    assert "impl.slot_table.SlotTable.add_request replaced or changed" in changes
+    assert "mrv2_conformance.impl.gather.build_idx_mapping replaced or changed" in changes
+    assert "mrv2_conformance.impl.slot_table.SlotTable.add_request replaced or changed" in changes
     # The private copy does not see the patch.
     assert private.gather.build_idx_mapping({"a": 3}, ["a"]).tolist() == [3]
 
 
 def test_the_differential_family_compares_with_the_private_copy():
-    from conformance.differential import reference_target
+    from mrv2_conformance.conformance.differential import reference_target
     ref = reference_target()
-    assert ref.name == "impl" and ref.module is reference.private_reference()
+    assert ref.name == "mrv2_conformance.impl" and ref.module is reference.private_reference()
     assert ref.module is not impl and ref.prepare_inputs is not impl.prepare_inputs

@@ -6,11 +6,17 @@ from __future__ import annotations
 from collections import Counter
 
 from hypothesis import find, given, settings
+from mrv2_conformance.strategies import (
+    batch_cases,
+    missing_id_cases,
+    pcp_cases,
+    request_ids,
+    slot_histories,
+)
+from mrv2_conformance.strategies.batches import BATCH_KINDS
+from mrv2_conformance.tests import reach
 
-import impl
-from strategies import batch_cases, missing_id_cases, pcp_cases, request_ids, slot_histories
-from strategies.batches import BATCH_KINDS
-from tests import reach
+from mrv2_conformance import impl
 
 
 @given(history=slot_histories(min_live=0))
@@ -54,7 +60,8 @@ def test_missing_id_cases_miss_exactly_the_named_ids(case):
 def test_pcp_cases_have_no_drafts(case):
     assert 1 <= case.world_size <= 8
     assert len(case.batch_case.num_scheduled_tokens) <= case.batch_case.max_num_reqs
-    assert not any(case.batch_case.draft_tokens.get(r) for r in case.batch_case.num_scheduled_tokens)
+    batch = case.batch_case
+    assert not any(batch.draft_tokens.get(r) for r in batch.num_scheduled_tokens)
 
 
 def test_every_promised_kind_is_reached():

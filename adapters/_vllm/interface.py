@@ -13,11 +13,16 @@ from typing import Any
 
 import numpy as np
 import torch
-
-from adapters._vllm import runner, upstream
-from adapters._vllm.environment import host_memory_stand_ins
-from adapters._vllm.slot_table import SlotTable
-from adapters._vllm.upstream import API, Runner, buffer_utils, input_batch, model_runner
+from mrv2_conformance.adapters._vllm import runner, upstream
+from mrv2_conformance.adapters._vllm.environment import host_memory_stand_ins
+from mrv2_conformance.adapters._vllm.slot_table import SlotTable
+from mrv2_conformance.adapters._vllm.upstream import (
+    API,
+    Runner,
+    buffer_utils,
+    input_batch,
+    model_runner,
+)
 
 __all__ = ["InputBuffers", "SlotTable", "async_copy_to_gpu", "gather_batch_req_state",
            "make_dummy", "prepare_inputs", "sort_batch_req_ids"]

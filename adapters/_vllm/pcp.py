@@ -2,7 +2,7 @@
 
 One manager per (world size, rank), built with no block tables (the partition does
 not read them), decodes replicated (``shard_decode_requests=False`` where the
-release has it: SPEC F3). The manager's local buffers are the ones the suite
+release has it: CONTRACT F3). The manager's local buffers are the ones the suite
 passes in, so capacity errors are about them. ``build_pcp_layout`` runs the
 manager's own ``_build_batch_layout`` and only renames its segments to the suite's
 ``RankSegment`` fields.
@@ -21,12 +21,11 @@ from typing import Any
 
 import numpy as np
 import torch
+from mrv2_conformance.adapters._vllm.environment import host_memory_stand_ins
+from mrv2_conformance.adapters._vllm.runner import eager_descriptor
+from mrv2_conformance.adapters._vllm.upstream import buffer_utils, pcp_manager
 
-from adapters._vllm.environment import host_memory_stand_ins
-from adapters._vllm.runner import eager_descriptor
-from adapters._vllm.upstream import buffer_utils, pcp_manager
-
-__all__ = ["RankSegment", "PcpLayout", "build_pcp_layout", "partition_batch"]
+__all__ = ["PcpLayout", "RankSegment", "build_pcp_layout", "partition_batch"]
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """A stand-in for ``GPUModelRunner``: upstream's methods are called unbound on it.
 
 It carries exactly the attributes those methods read (found by reading them, per
-release; see ../shared/UPSTREAM.md), set to what a plain single-GPU runner has: no
+release), set to what a plain single-GPU runner has: no
 pipeline/decode-context parallelism, no adaptive verification, no fast prefill, no
 R-SWA, one sampled token per step. A scheduler step is a ``SimpleNamespace`` with
 the fields of ``SchedulerOutput`` those methods read.
@@ -12,7 +12,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from adapters._vllm.upstream import Runner, model_runner
+from mrv2_conformance.adapters._vllm.upstream import Runner, model_runner
 
 # Hidden attributes the methods read that have nothing to do with the contract.
 _PLAIN_RUNNER = dict(

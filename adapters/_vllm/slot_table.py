@@ -6,10 +6,9 @@ from typing import Any
 
 import numpy as np
 import torch
-
-from adapters._vllm import runner
-from adapters._vllm.environment import has_accelerator, host_memory_stand_ins
-from adapters._vllm.upstream import buffer_utils, states
+from mrv2_conformance.adapters._vllm import runner
+from mrv2_conformance.adapters._vllm.environment import has_accelerator, host_memory_stand_ins
+from mrv2_conformance.adapters._vllm.upstream import buffer_utils, states
 
 # RequestState sizes its token store [max_num_reqs, max_model_len]; the suite's
 # requests are far shorter (strategies: prefill_len <= 96).
@@ -84,7 +83,7 @@ class SlotTable:
             self._replicas[device] = (len(self._ops), replica)
         return replica
 
-    # The suite reads these (SPEC: per-slot int32 host arrays).
+    # The suite reads these (CONTRACT, Terms: per-slot int32 host arrays).
     @property
     def req_id_to_index(self) -> dict[str, int]:
         return self.req_states.req_id_to_index

@@ -1,7 +1,7 @@
 """The installed vLLM's MRV2 modules and what this release of them offers.
 
 Capabilities are read from the code (signatures, attributes), not from a version
-table, so a release between the ones in ../shared/UPSTREAM.md works if its API does.
+table, so a release between the ones the README lists works if its API does.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from importlib import metadata
 from types import ModuleType
 from typing import Any
 
-from adapters._vllm.environment import configure_before_import
+from mrv2_conformance.adapters._vllm.environment import configure_before_import
 
 configure_before_import()
 
@@ -41,7 +41,7 @@ def _params(fn: Any) -> list[str]:
 
 @dataclass(frozen=True)
 class Api:
-    """What differs between releases (UPSTREAM.md, "API drift")."""
+    """What differs between the releases the adapter has met."""
 
     sort_takes_drafts: bool  # 3-argument sort_batch_req_ids (#51210, 0.28.0)
     has_gather: bool  # GPUModelRunner.gather_batch_req_state (0.28.0)

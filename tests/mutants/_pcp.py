@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import impl
-from impl import RankSegment, pcp
-from tests.mutants._patch import with_patches
+from mrv2_conformance.impl import RankSegment, pcp
+from mrv2_conformance.tests.mutants._patch import with_patches
+
+from mrv2_conformance import impl
 
 
 def make_rank_segments(

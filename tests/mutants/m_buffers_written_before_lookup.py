@@ -1,10 +1,10 @@
 """prepare_inputs writes query_start_loc into the shared buffers before the lookups,
 so a KeyError leaves the buffers half-changed."""
 import numpy as np
+from mrv2_conformance.impl import *  # noqa: F403
+from mrv2_conformance.impl import prepare
 
-import impl
-from impl import *  # noqa: F401,F403
-from impl import prepare
+from mrv2_conformance import impl
 
 FAMILY = "keyerror"
 

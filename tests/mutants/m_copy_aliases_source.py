@@ -2,9 +2,9 @@
 a copy, so later writes to the host array show through."""
 import numpy as np
 import torch
+from mrv2_conformance.impl import *  # noqa: F403
 
-import impl
-from impl import *  # noqa: F401,F403
+from mrv2_conformance import impl
 
 FAMILY = "device_host"
 

@@ -1,8 +1,8 @@
 """async_copy_to_gpu narrows int64 (intp) sources to int32 on the device."""
 import numpy as np
+from mrv2_conformance.impl import *  # noqa: F403
 
-import impl
-from impl import *  # noqa: F401,F403
+from mrv2_conformance import impl
 
 FAMILY = "dtype_width"
 

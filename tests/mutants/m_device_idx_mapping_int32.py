@@ -1,8 +1,8 @@
 """The device idx_mapping is torch.int32 while the host array is intp."""
 import torch
+from mrv2_conformance.impl import *  # noqa: F403
 
-import impl
-from impl import *  # noqa: F401,F403
+from mrv2_conformance import impl
 
 FAMILY = "dtype_width"
 

@@ -1,6 +1,7 @@
 """The device idx_mapping points one slot further than idx_mapping_np (mod capacity)."""
-import impl
-from impl import *  # noqa: F401,F403
+from mrv2_conformance.impl import *  # noqa: F403
+
+from mrv2_conformance import impl
 
 FAMILY = "device_host"
 

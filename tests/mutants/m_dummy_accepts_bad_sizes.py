@@ -1,6 +1,7 @@
 """make_dummy clamps num_reqs into [1, num_tokens] instead of rejecting it."""
-import impl
-from impl import *  # noqa: F401,F403
+from mrv2_conformance.impl import *  # noqa: F403
+
+from mrv2_conformance import impl
 
 FAMILY = "dummy_parity"
 

@@ -1,6 +1,7 @@
 """make_dummy ignores max_query_len: it returns a split whose longest query exceeds it."""
-import impl
-from impl import *  # noqa: F401,F403
+from mrv2_conformance.impl import *  # noqa: F403
+
+from mrv2_conformance import impl
 
 FAMILY = "dummy_parity"
 

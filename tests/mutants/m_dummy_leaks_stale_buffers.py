@@ -1,7 +1,8 @@
 """prepare_inputs accumulates seq_lens into the buffers (it assumes they start at
 zero), so whatever a dummy batch left there leaks into the next real batch."""
-import impl
-from impl import *  # noqa: F401,F403
+from mrv2_conformance.impl import *  # noqa: F403
+
+from mrv2_conformance import impl
 
 FAMILY = "dummy_parity"
 

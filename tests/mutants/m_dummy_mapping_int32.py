@@ -1,9 +1,9 @@
 """The dummy batch keeps the pre-#51210 int32 mapping (np.int32 / torch.int32)."""
 import numpy as np
 import torch
+from mrv2_conformance.impl import *  # noqa: F403
 
-import impl
-from impl import *  # noqa: F401,F403
+from mrv2_conformance import impl
 
 FAMILY = "dtype_width"
 

@@ -1,8 +1,8 @@
 """make_dummy puts the +1 remainder tokens on the first requests, not the last."""
 import numpy as np
+from mrv2_conformance.impl import *  # noqa: F403
 
-import impl
-from impl import *  # noqa: F401,F403
+from mrv2_conformance import impl
 
 FAMILY = "dummy_parity"
 

@@ -1,7 +1,8 @@
 """A stateful runner: prepare_inputs remembers its slot table, and make_dummy resets
 that table's num_computed_tokens (a dummy run that changes request state)."""
-import impl
-from impl import *  # noqa: F401,F403
+from mrv2_conformance.impl import *  # noqa: F403
+
+from mrv2_conformance import impl
 
 FAMILY = "dummy_parity"
 _last_table = []

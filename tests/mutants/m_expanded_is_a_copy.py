@@ -1,7 +1,8 @@
 """Without drafts, a real batch's expanded_idx_mapping is a copy of idx_mapping
 instead of the same tensor."""
-import impl
-from impl import *  # noqa: F401,F403
+from mrv2_conformance.impl import *  # noqa: F403
+
+from mrv2_conformance import impl
 
 FAMILY = "device_host"
 

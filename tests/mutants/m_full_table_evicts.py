@@ -1,6 +1,7 @@
 """Adding to a full table silently evicts the most recently added request."""
-import impl
-from impl import *  # noqa: F401,F403
+from mrv2_conformance.impl import *  # noqa: F403
+
+from mrv2_conformance import impl
 
 FAMILY = "slot_table"
 

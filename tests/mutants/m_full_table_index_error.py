@@ -1,7 +1,8 @@
 """Adding to a full table raises IndexError from the empty free list (list.pop),
 not the table's own error saying it is full and naming its capacity."""
-import impl
-from impl import *  # noqa: F401,F403
+from mrv2_conformance.impl import *  # noqa: F403
+
+from mrv2_conformance import impl
 
 FAMILY = "slot_table"
 

@@ -1,7 +1,8 @@
-"""gather_batch_req_state returns req_ids as a tuple (the SPEC's list[str] is what
+"""gather_batch_req_state returns req_ids as a tuple (the CONTRACT's list[str] is what
 callers extend and index-assign); prepare_inputs still gives a list."""
-import impl
-from impl import *  # noqa: F401,F403
+from mrv2_conformance.impl import *  # noqa: F403
+
+from mrv2_conformance import impl
 
 FAMILY = "ordering"
 

@@ -1,11 +1,11 @@
 """num_computed_prefill_tokens_np is gathered from num_computed_tokens (the wrong
 per-slot array), which also breaks is_prefilling_np."""
 import numpy as np
+from mrv2_conformance.impl import *  # noqa: F403
+from mrv2_conformance.impl import prepare
+from mrv2_conformance.tests.mutants._patch import with_patches
 
-import impl
-from impl import *  # noqa: F401,F403
-from impl import prepare
-from tests.mutants._patch import with_patches
+from mrv2_conformance import impl
 
 FAMILY = "ordering"
 

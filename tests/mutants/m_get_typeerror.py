@@ -1,11 +1,11 @@
 """The pre-#51210 lookup: map(dict.get, ids) into np.fromiter, so a missing id
 reaches numpy as None and surfaces as TypeError instead of KeyError."""
 import numpy as np
+from mrv2_conformance.impl import *  # noqa: F403
+from mrv2_conformance.impl import prepare
+from mrv2_conformance.tests.mutants._patch import with_patches
 
-import impl
-from impl import *  # noqa: F401,F403
-from impl import prepare
-from tests.mutants._patch import with_patches
+from mrv2_conformance import impl
 
 FAMILY = "keyerror"
 

@@ -2,9 +2,9 @@
 query_start_loc_np is a view of it: the next batch built into the same buffers
 rewrites the previous batch's host array."""
 import numpy as np
+from mrv2_conformance.impl import *  # noqa: F403
 
-import impl
-from impl import *  # noqa: F401,F403
+from mrv2_conformance import impl
 
 FAMILY = "aliasing"
 

@@ -1,10 +1,10 @@
 """idx_mapping_np is int32 (the pre-#51210 dtype), so every use converts it."""
 import numpy as np
+from mrv2_conformance.impl import *  # noqa: F403
+from mrv2_conformance.impl import prepare
+from mrv2_conformance.tests.mutants._patch import with_patches
 
-import impl
-from impl import *  # noqa: F401,F403
-from impl import prepare
-from tests.mutants._patch import with_patches
+from mrv2_conformance import impl
 
 FAMILY = "dtype_width"
 
@@ -16,4 +16,5 @@ def _int32_gather(*args):
 
 
 gather_batch_req_state = _int32_gather
-prepare_inputs = with_patches(impl.prepare_inputs, (prepare, "gather_batch_req_state", _int32_gather))
+prepare_inputs = with_patches(impl.prepare_inputs,
+                              (prepare, "gather_batch_req_state", _int32_gather))

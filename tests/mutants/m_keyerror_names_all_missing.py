@@ -1,9 +1,10 @@
 """Several missing ids raise one KeyError carrying all of them as a tuple
 (args == (('a', 'b'),)), not KeyError(req_id) naming one missing id."""
-import impl
-from impl import *  # noqa: F401,F403
-from impl import gather, prepare
-from tests.mutants._patch import with_patches
+from mrv2_conformance.impl import *  # noqa: F403
+from mrv2_conformance.impl import gather, prepare
+from mrv2_conformance.tests.mutants._patch import with_patches
+
+from mrv2_conformance import impl
 
 _original = gather.build_idx_mapping  # captured before any patching
 

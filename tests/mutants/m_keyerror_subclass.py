@@ -1,9 +1,10 @@
 """A missing id raises a KeyError subclass whose str() is a sentence, not the id
 (callers that format KeyError as the missing key print the wrong thing)."""
-import impl
-from impl import *  # noqa: F401,F403
-from impl import gather, prepare
-from tests.mutants._patch import with_patches
+from mrv2_conformance.impl import *  # noqa: F403
+from mrv2_conformance.impl import gather, prepare
+from mrv2_conformance.tests.mutants._patch import with_patches
+
+from mrv2_conformance import impl
 
 _original = gather.build_idx_mapping  # captured before any patching
 

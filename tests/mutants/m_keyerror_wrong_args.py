@@ -1,8 +1,9 @@
 """The KeyError carries a sentence, not the bare request id (args != (req_id,))."""
-import impl
-from impl import *  # noqa: F401,F403
-from impl import prepare
-from tests.mutants._patch import with_patches
+from mrv2_conformance.impl import *  # noqa: F403
+from mrv2_conformance.impl import prepare
+from mrv2_conformance.tests.mutants._patch import with_patches
+
+from mrv2_conformance import impl
 
 FAMILY = "keyerror"
 

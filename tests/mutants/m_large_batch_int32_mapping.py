@@ -1,11 +1,11 @@
 """Past 16 requests the gather switches to a "compact" path that builds idx_mapping_np
 as int32: right for every batch the old strategies drew, wrong for large ones."""
 import numpy as np
+from mrv2_conformance.impl import *  # noqa: F403
+from mrv2_conformance.impl import gather, prepare
+from mrv2_conformance.tests.mutants._patch import with_patches
 
-import impl
-from impl import *  # noqa: F401,F403
-from impl import gather, prepare
-from tests.mutants._patch import with_patches
+from mrv2_conformance import impl
 
 _original = gather.build_idx_mapping  # captured before any patching
 

@@ -1,8 +1,8 @@
 """A real batch's logits_indices is int32 instead of int64."""
 import torch
+from mrv2_conformance.impl import *  # noqa: F403
 
-import impl
-from impl import *  # noqa: F401,F403
+from mrv2_conformance import impl
 
 FAMILY = "dtype_width"
 

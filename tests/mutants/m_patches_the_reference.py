@@ -1,8 +1,9 @@
 """A target that reuses the reference and patches it in place at import: its
 prepare_inputs pads num_tokens_after_padding to a multiple of 8, and so does
 impl.prepare_inputs, which the differential family used to compare against."""
-import impl
-from impl import prepare
+from mrv2_conformance.impl import prepare
+
+from mrv2_conformance import impl
 
 FAMILY = "differential"
 
@@ -16,4 +17,4 @@ def _padded(batch, table, buffers, decode_query_len):
 
 
 impl.prepare_inputs = prepare.prepare_inputs = _padded
-from impl import *  # noqa: E402,F401,F403
+from mrv2_conformance.impl import *  # noqa: E402, F403

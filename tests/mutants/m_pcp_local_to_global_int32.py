@@ -1,8 +1,8 @@
 """PCP local_to_global_batch_req_idx_np is int32 (the pre-#51210 dtype)."""
 import numpy as np
+from mrv2_conformance.impl import *  # noqa: F403
 
-import impl
-from impl import *  # noqa: F401,F403
+from mrv2_conformance import impl
 
 FAMILY = "dtype_width"
 

@@ -1,6 +1,7 @@
 """A rank with no segment gets an empty batch (0 rows) instead of one placeholder row."""
-import impl
-from impl import *  # noqa: F401,F403
+from mrv2_conformance.impl import *  # noqa: F403
+
+from mrv2_conformance import impl
 
 FAMILY = "pcp"
 

@@ -1,7 +1,8 @@
 """Each PCP rank reports its own token count as num_tokens_after_padding instead of
 the maximum over ranks."""
-import impl
-from impl import *  # noqa: F401,F403
+from mrv2_conformance.impl import *  # noqa: F403
+
+from mrv2_conformance import impl
 
 FAMILY = "pcp"
 

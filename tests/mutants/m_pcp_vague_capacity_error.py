@@ -1,6 +1,7 @@
 """PCP capacity errors do not say how much was needed and how much there is."""
-import impl
-from impl import *  # noqa: F401,F403
+from mrv2_conformance.impl import *  # noqa: F403
+
+from mrv2_conformance import impl
 
 FAMILY = "pcp"
 

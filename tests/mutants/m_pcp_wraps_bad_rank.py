@@ -1,7 +1,8 @@
 """partition_batch wraps an out-of-range rank modulo the world size instead of
 rejecting it, and treats a world size below 1 as 1."""
-import impl
-from impl import *  # noqa: F401,F403
+from mrv2_conformance.impl import *  # noqa: F403
+
+from mrv2_conformance import impl
 
 FAMILY = "pcp"
 

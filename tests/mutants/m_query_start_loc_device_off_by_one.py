@@ -1,11 +1,11 @@
 """The device query_start_loc is one more than its host twin (real, dummy and PCP
 batches alike)."""
 import numpy as np
+from mrv2_conformance.impl import *  # noqa: F403
+from mrv2_conformance.impl import dummy, pcp, prepare
+from mrv2_conformance.tests.mutants._patch import with_patches
 
-import impl
-from impl import *  # noqa: F401,F403
-from impl import dummy, pcp, prepare
-from tests.mutants._patch import with_patches
+from mrv2_conformance import impl
 
 FAMILY = "device_host"
 _write = prepare.write_query_start_loc  # the original, captured before any patching

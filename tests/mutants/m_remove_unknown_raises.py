@@ -1,6 +1,7 @@
 """remove_request of an unknown id raises KeyError instead of returning None."""
-import impl
-from impl import *  # noqa: F401,F403
+from mrv2_conformance.impl import *  # noqa: F403
+
+from mrv2_conformance import impl
 
 FAMILY = "slot_table"
 

@@ -2,9 +2,9 @@
 it walks the batch, and only then meets the missing id: the rows before it are
 already written, with exactly the values the batch without that id would have."""
 import torch
+from mrv2_conformance.impl import *  # noqa: F403
 
-import impl
-from impl import *  # noqa: F401,F403
+from mrv2_conformance import impl
 
 FAMILY = "keyerror"
 

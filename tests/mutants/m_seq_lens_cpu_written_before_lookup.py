@@ -2,9 +2,9 @@
 prepare_inputs fills it row by row while it looks the ids up, so a missing id leaves
 the rows before it written (as a real out-of-tree port does)."""
 import numpy as np
+from mrv2_conformance.impl import *  # noqa: F403
 
-import impl
-from impl import *  # noqa: F401,F403
+from mrv2_conformance import impl
 
 FAMILY = "keyerror"
 

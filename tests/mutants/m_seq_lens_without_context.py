@@ -1,8 +1,8 @@
 """seq_lens omits the computed context: it is just the scheduled tokens."""
 import numpy as np
+from mrv2_conformance.impl import *  # noqa: F403
 
-import impl
-from impl import *  # noqa: F401,F403
+from mrv2_conformance import impl
 
 FAMILY = "ordering"
 

@@ -1,11 +1,11 @@
 """The one-request fast path looks its id up with dict.get(req_id, 0): a batch of a
 single missing id gets slot 0 instead of a KeyError."""
 import numpy as np
+from mrv2_conformance.impl import *  # noqa: F403
+from mrv2_conformance.impl import gather, prepare
+from mrv2_conformance.tests.mutants._patch import with_patches
 
-import impl
-from impl import *  # noqa: F401,F403
-from impl import gather, prepare
-from tests.mutants._patch import with_patches
+from mrv2_conformance import impl
 
 _original = gather.build_idx_mapping  # captured before any patching
 

@@ -1,6 +1,7 @@
 """The free list is FIFO: freed slots go to the back, so slots are not reused LIFO."""
-import impl
-from impl import *  # noqa: F401,F403
+from mrv2_conformance.impl import *  # noqa: F403
+
+from mrv2_conformance import impl
 
 FAMILY = "slot_table"
 

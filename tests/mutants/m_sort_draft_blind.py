@@ -1,8 +1,9 @@
 """The vLLM 0.27.1 order: key (num != decode_query_len, num), no drafts-first group."""
-import impl
-from impl import *  # noqa: F401,F403
-from impl import gather
-from tests.mutants._patch import with_patches
+from mrv2_conformance.impl import *  # noqa: F403
+from mrv2_conformance.impl import gather
+from mrv2_conformance.tests.mutants._patch import with_patches
+
+from mrv2_conformance import impl
 
 FAMILY = "ordering"
 

@@ -1,6 +1,7 @@
 """sort_batch_req_ids returns a tuple of ids instead of a list."""
-import impl
-from impl import *  # noqa: F401,F403
+from mrv2_conformance.impl import *  # noqa: F403
+
+from mrv2_conformance import impl
 
 FAMILY = "ordering"
 

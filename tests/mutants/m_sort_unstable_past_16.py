@@ -1,9 +1,10 @@
 """sort_batch_req_ids is stable only up to 16 ids (like an insertion sort that hands
 over to an unstable quicksort): past that, ties come out in reverse id order."""
-import impl
-from impl import *  # noqa: F401,F403
-from impl import gather
-from tests.mutants._patch import with_patches
+from mrv2_conformance.impl import *  # noqa: F403
+from mrv2_conformance.impl import gather
+from mrv2_conformance.tests.mutants._patch import with_patches
+
+from mrv2_conformance import impl
 
 FAMILY = "ordering"
 

@@ -1,9 +1,10 @@
 """gather_batch_req_state advances num_computed_tokens of each known id while it
 walks the batch, so a KeyError midway leaves the slot table changed."""
-import impl
-from impl import *  # noqa: F401,F403
-from impl import prepare
-from tests.mutants._patch import with_patches
+from mrv2_conformance.impl import *  # noqa: F403
+from mrv2_conformance.impl import prepare
+from mrv2_conformance.tests.mutants._patch import with_patches
+
+from mrv2_conformance import impl
 
 FAMILY = "keyerror"
 

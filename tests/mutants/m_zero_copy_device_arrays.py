@@ -3,11 +3,11 @@ twins (a zero-copy host-to-device step), in real, dummy and PCP batches: idx_map
 shares memory with idx_mapping_np. async_copy_to_gpu itself still copies."""
 import numpy as np
 import torch
+from mrv2_conformance.impl import *  # noqa: F403
+from mrv2_conformance.impl import dummy, pcp, prepare
+from mrv2_conformance.tests.mutants._patch import with_patches
 
-import impl
-from impl import *  # noqa: F401,F403
-from impl import dummy, pcp, prepare
-from tests.mutants._patch import with_patches
+from mrv2_conformance import impl
 
 FAMILY = "aliasing"
 

@@ -1,0 +1,153 @@
+"""Reproducing a failure: one command per failed example, and one per failed run.
+
+The recorder is Hypothesis' own: under every profile of the suite (``print_blob``) a
+failure carries the choice sequence of its example, ``@reproduce_failure(version,
+blob)``. ``--reproduce VERSION:BLOB`` applies it to the one selected property, so the
+printed command rebuilds the very input, calls the target and runs the same checks:
+it fails with the same message, from any directory, with nothing but the installed
+suite and the target importable. A failure of an explicit example has no blob: its
+command reruns the property, whose explicit examples run first.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+import shlex
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import reproduce_failure
+
+from mrv2_conformance import CLI_ARGS_ENV_VAR, suite_root
+
+SECTION = "Reproduce with:"
+_BLOB = re.compile(r"@reproduce_failure\('([^']+)', b'([^']+)'\)")
+_TIMEOUT_PREFIX = "Timeout (>"  # pytest-timeout's failure message
+
+
+class TargetTimeout(BaseException):
+    """A target call that did not return in time. A BaseException, so Hypothesis does
+    not catch it and run the hung call again while shrinking."""
+
+
+def parse_blob(value: str) -> tuple[str, str]:
+    version, sep, blob = value.partition(":")
+    if not sep or not version or not blob:
+        raise pytest.UsageError(f"--reproduce {value!r}: expected VERSION:BLOB, as printed "
+                                f"under '{SECTION}'")
+    return version, blob
+
+
+def blobs(exc: BaseException) -> list[tuple[str, str]]:
+    """The (version, blob) of every failing example recorded on ``exc``."""
+    found = [m.groups() for note in getattr(exc, "__notes__", ())
+             for m in _BLOB.finditer(str(note))]
+    for sub in getattr(exc, "exceptions", ()):
+        found += [b for b in blobs(sub) if b not in found]
+    return found
+
+
+def pyarg(item: pytest.Item) -> str:
+    """The item as ``--pyargs`` names it: ``mrv2_conformance.conformance.test_x::test_y[cpu]``."""
+    rel = Path(item.path).resolve().relative_to(suite_root()).with_suffix("")
+    return f"mrv2_conformance.{'.'.join(rel.parts)}::{item.name}"
+
+
+def command(item: pytest.Item, target: str, blob: tuple[str, str] | None) -> str:
+    args = ["python", "-m", "mrv2_conformance", "--target", target, pyarg(item)]
+    if blob is not None:
+        args += ["--reproduce", ":".join(blob)]
+    return shlex.join(args)
+
+
+def attach(rep: pytest.TestReport, item: pytest.Item, exc: BaseException,
+           target: str) -> None:
+    """Append the reproduction command(s) to a failed property's report."""
+    if isinstance(exc, TargetTimeout) or (isinstance(exc, pytest.fail.Exception)
+                                          and str(exc).startswith(_TIMEOUT_PREFIX)):
+        message = str(exc) if isinstance(exc, TargetTimeout) else \
+            f"target {target} did not return within the timeout ({exc})"
+        rep.longrepr = message
+        return
+    if item.config.getoption("--reproduce"):
+        return  # this run is the reproduction
+    found = blobs(exc) or [None]
+    text = "\n".join(f"  {command(item, target, b)}" for b in found)
+    section = f"{SECTION}\n{text}\n"
+    if hasattr(rep.longrepr, "addsection"):  # shown after the traceback, and in str()
+        rep.longrepr.addsection("mrv2-conformance", section)
+    else:
+        rep.longrepr = f"{rep.longrepr}\n{section}"
+
+
+def apply(items: list[pytest.Item], value: str) -> None:
+    """Make the one selected property replay the recorded example."""
+    version, blob = parse_blob(value)
+    on_worker = bool(items) and hasattr(items[0].config, "workerinput")
+    if len(items) != 1 and not on_worker:
+        raise pytest.UsageError(
+            f"--reproduce replays one property's example; select exactly one property "
+            f"({len(items)} selected)")
+    for item in items:
+        reproduce_failure(version, blob.encode())(item.obj)
+
+
+def guard_timeouts(item: pytest.Item, target: str, timeout: float) -> None:
+    """Turn pytest-timeout's failure inside a property's body into ``TargetTimeout``,
+    which ends the property at once (Hypothesis' ``inner_test`` is the documented
+    place to wrap what runs per example)."""
+    hyp = getattr(getattr(item, "obj", None), "hypothesis", None)
+    if hyp is None or getattr(hyp.inner_test, "_mrv2_timeout_guard", False):
+        return
+    inner = hyp.inner_test
+
+    @functools.wraps(inner)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return inner(*args, **kwargs)
+        except pytest.fail.Exception as exc:
+            if not str(exc).startswith(_TIMEOUT_PREFIX):
+                raise
+            raise TargetTimeout(f"target {target} did not return within {timeout:g} s"
+                                f"{_where(exc)}") from None
+
+    guarded._mrv2_timeout_guard = True  # type: ignore[attr-defined]
+    hyp.inner_test = guarded
+
+
+def _where(exc: BaseException) -> str:
+    """Where the call was stopped: its innermost frame outside pytest-timeout."""
+    tb, last = exc.__traceback__, None
+    while tb is not None:
+        if "pytest_timeout" not in tb.tb_frame.f_code.co_filename and \
+                "_pytest" not in tb.tb_frame.f_code.co_filename:
+            last = tb
+        tb = tb.tb_next
+    if last is None:
+        return ""
+    code = last.tb_frame.f_code
+    return f" (stopped in {code.co_name}, {code.co_filename}:{last.tb_lineno})"
+
+
+def rerun_command(config: pytest.Config) -> str:
+    """One command that reruns the whole run, with the seed and profile it used."""
+    cli = os.environ.get(CLI_ARGS_ENV_VAR)
+    if cli is not None:
+        prefix, args = ["python", "-m", "mrv2_conformance"], list(json.loads(cli))
+    else:
+        prefix, args = ["python", "-m", "pytest"], list(config.invocation_params.args)
+    given = " ".join(args)
+    seed = config.getoption("hypothesis_seed", None)
+    if seed is not None and "--hypothesis-seed" not in given:
+        args.append(f"--hypothesis-seed={seed}")
+    profile = os.environ.get("HYPOTHESIS_PROFILE")
+    if profile and "--hypothesis-profile" not in given:
+        args.append(f"--hypothesis-profile={profile}")
+    target = os.environ.get("MRV2_CONFORMANCE_TARGET")
+    if target and "--target" not in given:
+        args.append(f"--target={target}")
+    return f"cd {shlex.quote(str(config.invocation_params.dir))} && {shlex.join(prefix + args)}"

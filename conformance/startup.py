@@ -1,0 +1,73 @@
+"""Checks of the command line that run before collection: each bad input ends the run
+with one ``ERROR:`` line naming it and pytest's usage-error exit (4), instead of a
+traceback, a hang, or a green run that tested nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+def check_report_path(path: Path | None) -> None:
+    """The JSON report must be writable now, not only after the whole run."""
+    if path is None:
+        return
+    if path.is_dir():
+        raise pytest.UsageError(f"--conformance-report {path}: is a directory, not a file")
+    existed = path.exists()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a"):
+            pass
+    except OSError as exc:
+        raise pytest.UsageError(
+            f"--conformance-report {path}: cannot be written: {exc.strerror or exc}") from None
+    if not existed:
+        path.unlink()
+
+
+def check_example_databases(save: Path | None, replay: Path | None) -> None:
+    if save and replay:
+        raise pytest.UsageError("--save-failures and --replay are exclusive")
+    if save and save.exists() and not save.is_dir():
+        raise pytest.UsageError(f"--save-failures {save}: is a file, not an example database")
+    if replay is None:
+        return
+    if not replay.is_dir():
+        raise pytest.UsageError(f"--replay {replay}: no such example database")
+    if not any(p.is_file() for p in replay.rglob("*")):
+        raise pytest.UsageError(f"--replay {replay}: the example database is empty "
+                                f"(nothing was saved there by --save-failures)")
+
+
+def requires_device(markexpr: str, markers: list[str]) -> bool:
+    """Whether ``-m markexpr`` selects no test that runs without an accelerator: false
+    for every test's markers (one of ``markers``, or none) without ``gpu``."""
+    if not markexpr:
+        return False
+    from _pytest.mark.expression import Expression  # pytest's own -m parser
+
+    try:
+        expr = Expression.compile(markexpr)
+    except SyntaxError:
+        return False  # pytest reports the bad expression itself
+    kinds = [set(), *({m} for m in markers)]
+    return not any(expr.evaluate(lambda name, _k=k, **_: name in _k) for k in kinds)
+
+
+def check_devices(device_type: str, named: bool, markexpr: str, found: list[str],
+                  markers: list[str]) -> None:
+    """A run whose accelerator part would all skip is an error, not a pass."""
+    if named and device_type == "cpu":
+        raise pytest.UsageError("--device cpu: cpu is always tested; --device names an "
+                                "accelerator device type (cuda, xpu, npu, ...)")
+    if found:
+        return
+    import torch
+
+    where = f"no {device_type} device is visible to torch {torch.__version__}"
+    if named:
+        raise pytest.UsageError(f"--device {device_type}: {where}")
+    if requires_device(markexpr, markers):
+        raise pytest.UsageError(f"-m {markexpr!r} selects only accelerator tests, and {where}")

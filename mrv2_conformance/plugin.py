@@ -1,0 +1,486 @@
+"""The suite's pytest plugin: options, Hypothesis profiles, markers, target selection,
+devices, up-front checks of the command line, the report header, the per-family
+summary, the JSON report, reproduction commands and target timeouts.
+
+Registered through the ``pytest11`` entry point of the installed package and named by
+the clone's ``conftest.py``, so the installed suite and the clone behave the same. In a
+pytest run that does not include the suite (a backend's own tests, in an environment
+where the suite is installed) it does nothing beyond adding its options: torch and the
+suite's modules are imported only when the suite runs.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import random
+import time
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import hypothesis
+import pytest
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis.errors import InvalidArgument
+
+from mrv2_conformance import suite_root
+from mrv2_conformance.conformance import report as conformance_report
+from mrv2_conformance.conformance import reproduce, startup, xfails
+from mrv2_conformance.conformance.families import FAMILIES
+from mrv2_conformance.conformance.target import DEFAULT_TARGET, TARGET_ENV_VAR
+
+if TYPE_CHECKING:
+    from mrv2_conformance.conformance.target import Target
+
+DEVICE_ENV_VAR = "MRV2_CONFORMANCE_DEVICE"
+PROFILE_ENV_VAR = "HYPOTHESIS_PROFILE"
+DEFAULT_PROFILE = "dev"
+DEFAULT_TARGET_TIMEOUT_S = 600.0
+
+# deadline=None everywhere: the first call of a torch op is slow, and speed is
+# measured in bench/, never in tests. print_blob everywhere: a failure's reproduction
+# command replays Hypothesis' record of the example (conformance/reproduce.py).
+settings.register_profile("dev", deadline=None, print_blob=True)
+settings.register_profile(
+    "ci", deadline=None, derandomize=True, database=None, print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("thorough", deadline=None, max_examples=1000, print_blob=True)
+# The negative controls' budget: the ci profile without shrinking (a kill needs one
+# falsifying example, not the smallest one).
+settings.register_profile("kill", parent=settings.get_profile("ci"),
+                          phases=[Phase.explicit, Phase.reuse, Phase.generate])
+# mutmut runs the covering properties once per mutant of impl/: the same budget.
+settings.register_profile("mutmut", parent=settings.get_profile("kill"))
+# Real vLLM as the target (tox -e vllm-*): upstream's Triton kernels run in Triton's
+# interpreter, so shrinking an expected (xfail) failure takes minutes. The same
+# budget without shrinking; failures show the first falsifying example.
+settings.register_profile("vllm", parent=settings.get_profile("kill"))
+
+TARGET_KEY = pytest.StashKey["Target"]()
+FINGERPRINT_KEY = pytest.StashKey["reference.Fingerprint"]()
+XFAILS_KEY = pytest.StashKey[tuple[Path, list[xfails.Entry]] | None]()
+ITEM_XFAILS_KEY = pytest.StashKey[list[xfails.Entry]]()
+ACTIVE_KEY = pytest.StashKey[bool]()
+
+
+def current_profile_name() -> str:
+    # settings.get_current_profile_name() is recent; older Hypothesis keeps it private.
+    getter = getattr(settings, "get_current_profile_name", None)
+    return getter() if getter else str(getattr(settings, "_current_profile", "?"))
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("mrv2-conformance")
+    group.addoption("--target", default=None,
+                    help="module implementing the target interface (default: "
+                         f"${TARGET_ENV_VAR} or {DEFAULT_TARGET}, the reference)")
+    group.addoption("--xfails", default=None, type=Path,
+                    help="known non-conformance of the target: test id prefixes, patterns "
+                         "and reasons (default: xfails/<target>.txt when it exists)")
+    group.addoption("--strict-xfails", action="store_true",
+                    help="an xfails entry whose test passes fails the run (XPASS strict)")
+    group.addoption("--conformance-report", default=None, type=Path, metavar="JSON",
+                    help="write the JSON conformance report here; render it with "
+                         "python -m mrv2_conformance.conformance.report JSON")
+    group.addoption("--save-failures", default=None, type=Path, metavar="DIR",
+                    help="store every falsifying example in this Hypothesis example "
+                         "database (the run is not derandomized)")
+    group.addoption("--replay", default=None, type=Path, metavar="DIR",
+                    help="run only the examples stored by --save-failures DIR, no search")
+    group.addoption("--reproduce", default=None, metavar="VERSION:BLOB",
+                    help="replay one recorded example (the failure report prints the "
+                         "command); select the one property it belongs to")
+    group.addoption("--device-type", "--device", default=None,
+                    help="accelerator device type tested besides cpu, e.g. cuda or xpu "
+                         f"(default: ${DEVICE_ENV_VAR} or 'cuda'); named explicitly, it must "
+                         "be visible")
+    group.addoption("--target-timeout", default=DEFAULT_TARGET_TIMEOUT_S, type=float,
+                    metavar="SECONDS",
+                    help="fail a property whose target call does not return within this "
+                         f"many seconds, and go on (pytest-timeout; default "
+                         f"{DEFAULT_TARGET_TIMEOUT_S:g}; 0 disables)")
+
+
+# --- is this run the suite's? -------------------------------------------------------
+
+
+def _suite_requested(config: pytest.Config) -> bool:
+    """Whether the run collects from the suite (its folders, or its package by
+    --pyargs), or names a target: else the plugin stays out of the way."""
+    if config.getoption("--target"):
+        return True
+    root = suite_root()
+    for arg in config.args:
+        name = str(arg).split("::")[0]
+        if name.startswith("mrv2_conformance"):
+            return True
+        path = Path(config.invocation_params.dir, name).resolve()
+        if path == root or root in path.parents:
+            return True
+    return False
+
+
+def _active(config: pytest.Config) -> bool:
+    return config.stash.get(ACTIVE_KEY, False)
+
+
+def _in_suite(path: Path) -> bool:
+    root = suite_root()
+    return root in Path(path).resolve().parents
+
+
+# --- up-front checks: one line and exit 4 before any test runs ------------------------
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Check what can be known before collection (pytest prints a UsageError as one
+    ``ERROR:`` line and exits 4). Runs on the controller, before Hypothesis' plugin
+    loads --hypothesis-profile."""
+    config.stash[ACTIVE_KEY] = _suite_requested(config)
+    if not _active(config):
+        return
+    profile = _profile_choice(config)
+    uses_database = any(config.getoption(o) for o in ("--save-failures", "--replay", "--reproduce"))
+    if config.getoption("hypothesis_seed", None) is None and not uses_database \
+            and not settings.get_profile(profile[0]).derandomize:
+        # A seed of our own choosing (Hypothesis' --hypothesis-seed), so that the
+        # header, the report and the rerun command name it; xdist hands the options to
+        # its workers. Only runs that work from an example database keep Hypothesis'
+        # own per-property seeds, since a fixed seed turns the database off.
+        config.option.hypothesis_seed = random.randrange(2**32)
+    startup.check_report_path(config.getoption("--conformance-report"))
+    startup.check_example_databases(config.getoption("--save-failures"),
+                                    config.getoption("--replay"))
+    if config.getoption("--reproduce"):
+        reproduce.parse_blob(config.getoption("--reproduce"))
+    device_type, explicit = _device_choice(config)
+    startup.check_devices(device_type, explicit, config.getoption("markexpr", ""),
+                          accelerator_devices(device_type), [*FAMILIES, "negative_controls"])
+
+
+def _profile_choice(config: pytest.Config) -> tuple[str, str]:
+    """(profile name, where it came from), checked to exist."""
+    option = config.getoption("hypothesis_profile", None)
+    name, source = ((option, "--hypothesis-profile") if option else
+                    (os.environ.get(PROFILE_ENV_VAR), f"${PROFILE_ENV_VAR}"))
+    if not name:
+        return DEFAULT_PROFILE, "default"
+    try:
+        settings.get_profile(name)
+    except InvalidArgument:
+        known = ", ".join(sorted(getattr(settings, "_profiles", {}))) or "?"
+        raise pytest.UsageError(
+            f"unknown Hypothesis profile {name!r} (from {source}); known profiles: "
+            f"{known}") from None
+    return name, source
+
+
+def _device_choice(config: pytest.Config) -> tuple[str, bool]:
+    """(accelerator device type, whether the user named it)."""
+    named = config.getoption("--device-type") or os.environ.get(DEVICE_ENV_VAR)
+    return (named or "cuda"), bool(named)
+
+
+def accelerator_devices(device_type: str) -> list[str]:
+    import torch
+
+    backend = getattr(torch, device_type, None)
+    if backend is None or not hasattr(backend, "is_available") or not backend.is_available():
+        return []
+    return [f"{device_type}:{i}" for i in range(backend.device_count())]
+
+
+def pinned_device(devices: list[str], worker_id: str) -> str:
+    """xdist worker gwN -> devices[N % len(devices)]."""
+    return devices[int(worker_id.removeprefix("gw")) % len(devices)]
+
+
+# --- configure ------------------------------------------------------------------------
+
+
+@pytest.hookimpl(trylast=True)  # after Hypothesis' plugin loaded --hypothesis-profile
+def pytest_configure(config: pytest.Config) -> None:
+    for name, doc in FAMILIES.items():
+        config.addinivalue_line("markers", f"{name}: contract family - {doc}")
+    config.addinivalue_line("markers", "gpu: runs on an accelerator device")
+    config.addinivalue_line("markers", "negative_controls: runs the suite against every "
+                            "mutant (minutes); deselect with -m 'not negative_controls'")
+    if ACTIVE_KEY not in config.stash:  # an xdist worker: the controller checked
+        config.stash[ACTIVE_KEY] = _suite_requested(config)
+    if not _active(config):
+        return
+    from mrv2_conformance.conformance import reference
+    from mrv2_conformance.conformance.target import TargetImportError, load_target, target_name
+
+    if not config.getoption("hypothesis_profile", None):
+        settings.load_profile(_profile_choice(config)[0])
+    # The suite's own modules and a private copy of the reference are loaded, and
+    # fingerprinted, before the target can touch them (conformance/reference.py).
+    reference.import_suite_modules()
+    config.stash[FINGERPRINT_KEY] = reference.Fingerprint()
+    try:
+        config.stash[TARGET_KEY] = load_target(target_name(config.getoption("--target")))
+    except TargetImportError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    config.stash[XFAILS_KEY] = _load_xfails(config)
+    _apply_example_database(config)
+
+
+def _load_xfails(config: pytest.Config) -> tuple[Path, list[xfails.Entry]] | None:
+    path = config.getoption("--xfails")
+    if path is None:
+        path = xfails.default_path(suite_root(), config.stash[TARGET_KEY].name)
+        if not path.exists():
+            return None
+    try:
+        return path, xfails.parse(path)
+    except xfails.XfailsFileError as exc:
+        raise pytest.UsageError(f"xfails file: {exc}") from None
+
+
+def _apply_example_database(config: pytest.Config) -> None:
+    from hypothesis.database import DirectoryBasedExampleDatabase
+
+    save, replay = config.getoption("--save-failures"), config.getoption("--replay")
+    if not (save or replay):
+        return
+    overrides: dict = {"database": DirectoryBasedExampleDatabase(str(save or replay)),
+                       "derandomize": False}
+    if replay:
+        overrides["phases"] = [Phase.explicit, Phase.reuse]
+    settings.register_profile("mrv2-examples", parent=settings(), **overrides)
+    settings.load_profile("mrv2-examples")
+
+
+# --- collection -----------------------------------------------------------------------
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Device-generic tests: ``cpu`` always, each visible accelerator under ``gpu``."""
+    if "device" not in metafunc.fixturenames or not _in_suite(metafunc.definition.path):
+        return
+    import torch
+
+    device_type = _device_choice(metafunc.config)[0]
+    params = [pytest.param("cpu", id="cpu")]
+    found = accelerator_devices(device_type)
+    worker = getattr(metafunc.config, "workerinput", {}).get("workerid")
+    if worker and found:
+        # Under xdist every worker must collect the same ids: one logical accelerator
+        # param, bound to this worker's own device, so `-n <num_gpus>` spreads the work.
+        params.append(pytest.param(pinned_device(found, worker), id=device_type,
+                                   marks=pytest.mark.gpu))
+    else:
+        params += [pytest.param(d, id=d, marks=pytest.mark.gpu) for d in found]
+    if not found:
+        params.append(pytest.param(device_type, id=device_type, marks=[
+            pytest.mark.gpu,
+            pytest.mark.skip(reason=f"no {device_type} device visible to torch "
+                                    f"{torch.__version__}")]))
+    metafunc.parametrize("device", params)
+
+
+@pytest.hookimpl(trylast=True)  # after -m / -k deselection
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not _active(config):
+        return
+    blob = config.getoption("--reproduce")
+    if blob:
+        reproduce.apply(items, blob)
+    timeout = config.getoption("--target-timeout")
+    for item in items:
+        if timeout and _is_property(item) and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(timeout, method="signal"))
+            reproduce.guard_timeouts(item, config.stash[TARGET_KEY].name, timeout)
+    loaded = config.stash[XFAILS_KEY]
+    if loaded is None:
+        return
+    path, entries = loaded
+    used = set()
+    for item in items:
+        found = xfails.matching(entries, item.nodeid)
+        if found:
+            used.update(found)
+            item.stash[ITEM_XFAILS_KEY] = found
+    for entry in entries:
+        if entry not in used:
+            warnings.warn(pytest.PytestWarning(
+                f"stale xfails entry {path}:{entry.line}: {entry.prefix!r} matches no "
+                f"collected test"), stacklevel=1)
+
+
+def _is_property(item: pytest.Item) -> bool:
+    return any(item.get_closest_marker(f) is not None for f in FAMILIES)
+
+
+# --- running --------------------------------------------------------------------------
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    """After every test of the target: the suite's own code must be as it was before
+    the target was imported (conformance/reference.py)."""
+    try:
+        return (yield)
+    finally:  # also when the test failed: the tampering is the news
+        changes = item.config.stash[FINGERPRINT_KEY].changes() \
+            if _active(item.config) and "target" in item.fixturenames else []
+        if changes:
+            pytest.fail(f"target {item.config.stash[TARGET_KEY].name} changed the suite's own "
+                        f"code (the oracle it is checked against), so no result of this run "
+                        f"can be trusted: {'; '.join(changes[:6])}", pytrace=False)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """A failed property gets its reproduction commands; a test with xfails entries is
+    an expected failure only when each of its failure lines matches an entry's pattern
+    (conformance/xfails.py)."""
+    rep = yield
+    if not _active(item.config) or rep.when != "call":
+        return rep
+    if rep.failed and call.excinfo is not None and _is_property(item):
+        reproduce.attach(rep, item, call.excinfo.value, item.config.stash[TARGET_KEY].name)
+    entries = item.stash.get(ITEM_XFAILS_KEY, None)
+    if not entries:
+        return rep
+    from mrv2_conformance.conformance.assertions import failure_lines
+
+    path = item.config.stash[XFAILS_KEY][0]
+    names = ", ".join(f"{path.name}:{e.line}" for e in entries)
+    if rep.failed and call.excinfo is not None:
+        used, uncovered = xfails.cover(entries, failure_lines(call.excinfo.value))
+        if not uncovered:
+            rep.outcome = "skipped"
+            rep.wasxfail = "; ".join(f"{e.reason} ({path.name}:{e.line})" for e in used)
+            rep.user_properties.append(("xfails_used", [e.line for e in used]))
+        else:
+            rep.longrepr = (
+                f"NOT A KNOWN DEVIATION: the xfails entries for this test ({names}) match "
+                f"none of these failure lines:\n"
+                + "\n".join(f"  {line}" for line in uncovered) + f"\n\n{rep.longrepr}")
+    elif rep.passed:
+        if item.config.getoption("--strict-xfails"):
+            rep.outcome = "failed"
+            rep.longrepr = f"[XPASS(strict)] the known deviation did not show ({names})"
+        else:
+            rep.wasxfail = f"known deviation did not show ({names})"
+    return rep
+
+
+@pytest.fixture(scope="session")
+def target(pytestconfig: pytest.Config) -> Target:
+    tgt = pytestconfig.stash[TARGET_KEY]
+    if tgt.unavailable:
+        pytest.skip(f"target {tgt.name} is unavailable: {tgt.unavailable}")
+    return tgt
+
+
+# --- the header, the report and the summary -------------------------------------------
+
+
+def _run_meta(config: pytest.Config) -> dict[str, Any]:
+    import numpy as np
+    import torch
+
+    tgt = config.stash[TARGET_KEY]
+    seed = config.getoption("hypothesis_seed", None)
+    device_type = _device_choice(config)[0]
+    return {
+        "target": tgt.name,
+        # A target may describe itself (the vLLM adapter names the vLLM release).
+        "target_description": (f"unavailable: {tgt.unavailable}" if tgt.unavailable else
+                               getattr(tgt.module, "TARGET_DESCRIPTION", "")),
+        "versions": f"python {platform.python_version()}, numpy {np.__version__}, "
+                    f"torch {torch.__version__}, hypothesis {hypothesis.__version__}",
+        "devices": ", ".join(["cpu", *accelerator_devices(device_type)]),
+        "profile": current_profile_name(),
+        "seed": str(seed) if seed is not None else (
+            "derandomized" if settings().derandomize else
+            "Hypothesis' own per property (an example database is in use)"),
+        "rerun": reproduce.rerun_command(config),
+    }
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    if not _active(config):
+        return []
+    meta = _run_meta(config)
+    module = config.stash[TARGET_KEY].module
+    where = meta["target_description"] or getattr(module, "__file__", "?")
+    return [
+        f"mrv2-conformance target: {meta['target']} ({where})",
+        f"versions: {meta['versions']}",
+        f"devices: {meta['devices']} (accelerator type {_device_choice(config)[0]!r})",
+        f"hypothesis profile: {meta['profile']}, seed: {meta['seed']}",
+    ]
+
+
+# One record per property run (conformance/report.py), on the controller under xdist:
+# the per-family summary and the JSON report are both read from it.
+_records: list[dict] = []
+_session_start = time.time()
+_xfails_used: set[int] = set()
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    rec = conformance_report.record(report)
+    if rec is not None:
+        _records.append(rec)
+    for key, lines in report.user_properties:
+        if key == "xfails_used":
+            _xfails_used.update(lines)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    config = session.config
+    if not _active(config) or hasattr(config, "workerinput"):
+        return
+    interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
+    if _records and not interrupted and not any(
+            r["outcome"] in ("passed", "failed", "xfailed", "xpassed") for r in _records):
+        # Every selected property skipped: nothing was tested, which is not a pass.
+        session.exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED
+    path = config.getoption("--conformance-report")
+    if path is not None:
+        conformance_report.write(path, _records, {**_run_meta(config),
+                                                  "interrupted": interrupted})
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    if not _active(config):
+        return
+    tr = terminalreporter
+    kill_matrix = suite_root() / "reports" / "kill-matrix.txt"
+    if kill_matrix.exists() and kill_matrix.stat().st_mtime >= _session_start:
+        tr.section("negative controls: kill matrix (mutant x family)")
+        tr.write(kill_matrix.read_text())
+    loaded = config.stash[XFAILS_KEY]
+    ran = {r["property"] for r in _records}
+    if loaded is not None and ran:
+        path, entries = loaded
+        unused = [e for e in entries if e.line not in _xfails_used
+                  and any(p.startswith(e.prefix) or e.prefix.startswith(p) for p in ran)]
+        for e in unused:
+            tr.write_line(
+                f"warning: {path}:{e.line} ({e.prefix}) matched no failure in this run: "
+                f"stale, or its deviation did not show on these examples", yellow=True)
+    if not _records:
+        return
+    tally = conformance_report.per_family(_records)
+    interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
+    tr.section(f"conformance of {config.stash[TARGET_KEY].name} by contract family"
+               + (" (INTERRUPTED: incomplete)" if interrupted else ""))
+    cols = ("passed", "failed", "skipped", "xfailed")
+    tr.write_line(f"{'family':<14}" + "".join(f"{c:>9}" for c in cols) + "  verdict")
+    for family, counts in tally.items():
+        verdict = conformance_report.verdict_of(counts, interrupted=interrupted)
+        tr.write_line(f"{family:<14}" + "".join(f"{counts[c]:>9}" for c in cols)
+                      + f"  {verdict}")
+    if not any(r["outcome"] in ("passed", "failed", "xfailed", "xpassed") for r in _records):
+        tr.write_line("nothing was tested: every selected property skipped (see -rs); "
+                      "the run fails", red=True)
+    if any(r["outcome"] in ("failed", "xpassed") for r in _records) or interrupted:
+        tr.write_line(f"rerun this run with: {reproduce.rerun_command(config)}", bold=True)

@@ -1,0 +1,143 @@
+"""Honest exits: each bad input ends the run with one line naming it and a non-zero
+exit, before any test runs where that can be known up front; a hung target call
+fails its property and the run goes on; Ctrl-C leaves a report marked interrupted."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import torch
+from mrv2_conformance.conformance import report
+from mrv2_conformance.tests.helpers import ROOT, run_suite
+
+ONE = ("conformance/test_slot_table.py",)
+HANGS = "mrv2_conformance.tests.targets.hangs"
+no_cuda = pytest.mark.skipif(torch.cuda.is_available(), reason="a cuda device is visible")
+
+
+def lines(proc: subprocess.CompletedProcess) -> list[str]:
+    return [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]
+
+
+def assert_usage_error(proc: subprocess.CompletedProcess, message: str) -> None:
+    """Exit 4 and exactly one line, ``ERROR: <message>...``; no test ran."""
+    out = lines(proc)
+    assert proc.returncode == pytest.ExitCode.USAGE_ERROR, "\n".join(out[-30:])
+    assert len(out) == 1 and out[0].startswith(f"ERROR: {message}"), "\n".join(out[-30:])
+
+
+@no_cuda
+def test_gpu_marker_without_a_device():
+    assert_usage_error(run_suite(*ONE, "-m", "gpu"),
+                       "-m 'gpu' selects only accelerator tests, and no cuda device is "
+                       "visible to torch")
+    assert_usage_error(run_suite(*ONE, "-m", "gpu and pcp"), "-m 'gpu and pcp' selects only")
+    # A marker expression that also selects cpu tests is fine.
+    assert run_suite(*ONE, "-m", "gpu or slot_table").returncode == pytest.ExitCode.OK
+
+
+def test_named_device_that_is_not_visible():
+    assert_usage_error(run_suite(*ONE, "--device", "npu"),
+                       "--device npu: no npu device is visible to torch")
+    assert_usage_error(run_suite(*ONE, env={"MRV2_CONFORMANCE_DEVICE": "xpu"}),
+                       "--device xpu: no xpu device is visible to torch")
+    assert_usage_error(run_suite(*ONE, "--device", "cpu"), "--device cpu: cpu is always tested")
+
+
+def test_unknown_hypothesis_profile():
+    assert_usage_error(run_suite(*ONE, env={"HYPOTHESIS_PROFILE": "nope"}),
+                       "unknown Hypothesis profile 'nope' (from $HYPOTHESIS_PROFILE); "
+                       "known profiles: ")
+    assert_usage_error(run_suite(*ONE, "--hypothesis-profile", "fast"),
+                       "unknown Hypothesis profile 'fast' (from --hypothesis-profile)")
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (b"\x89PNG\r\n\x1a\n\x00\x00", "not a text file"),
+    (b"conformance/test_keyerror.py::test_x | KeyError\n", "expected '<test id prefix> | "
+                                                             "<pattern> | <reason>'"),
+    (b"conformance/ | ( | unbalanced\n", "bad pattern '('"),
+], ids=["binary", "two-fields", "bad-pattern"])
+def test_bad_xfails_file(tmp_path, content, message):
+    path = tmp_path / "xfails.txt"
+    path.write_bytes(content)
+    assert_usage_error(run_suite(*ONE, f"--xfails={path}"), f"xfails file: {path}")
+    assert message in lines(run_suite(*ONE, f"--xfails={path}"))[0]
+
+
+def test_missing_xfails_file(tmp_path):
+    assert_usage_error(run_suite(*ONE, f"--xfails={tmp_path / 'none.txt'}"),
+                       f"xfails file: {tmp_path / 'none.txt'}: cannot be read")
+
+
+def test_report_path_that_cannot_be_written_is_refused_up_front(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    assert_usage_error(run_suite(*ONE, f"--conformance-report={blocker / 'r.json'}"),
+                       f"--conformance-report {blocker / 'r.json'}: cannot be written")
+    assert_usage_error(run_suite(*ONE, f"--conformance-report={tmp_path}"),
+                       f"--conformance-report {tmp_path}: is a directory")
+    assert not (blocker.parent / "r.json").exists()
+
+
+def test_replay_of_an_empty_or_missing_database(tmp_path):
+    assert_usage_error(run_suite(*ONE, f"--replay={tmp_path / 'nope'}"),
+                       f"--replay {tmp_path / 'nope'}: no such example database")
+    (tmp_path / "empty").mkdir()
+    assert_usage_error(run_suite(*ONE, f"--replay={tmp_path / 'empty'}"),
+                       f"--replay {tmp_path / 'empty'}: the example database is empty")
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    ("[1, 2]", "expected an object with 'meta'"),
+    ('{"meta": {}, "results": [{"property": "p", "family": "speed", "device": "cpu", '
+     '"outcome": "passed"}]}', "has unknown family 'speed'"),
+    ('{"meta": {}, "results": [{"property": "p"}]}', "result 0 lacks one of"),
+    ("{not json", "Expecting property name"),
+], ids=["list", "unknown-family", "short-record", "not-json"])
+def test_report_of_the_wrong_shape_is_one_line(tmp_path, data, message):
+    path = tmp_path / "r.json"
+    path.write_text(data)
+    proc = subprocess.run([sys.executable, "-m", "mrv2_conformance.conformance.report",
+                           str(path)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and proc.stdout == ""
+    (line,) = lines(proc)
+    assert line.startswith(f"cannot render conformance report {path}: ") and message in line
+
+
+def test_a_hung_target_call_fails_its_property_and_the_run_goes_on():
+    proc = run_suite("conformance/test_ordering.py", "-k", "cpu or sort", "--target", HANGS,
+                     "--target-timeout=2", timeout=120)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == pytest.ExitCode.TESTS_FAILED, out[-3000:]
+    assert f"target {HANGS} did not return within 2 s (stopped in prepare_inputs" in out
+    # The properties that never call prepare_inputs ran and passed.
+    assert "test_sort_order PASSED" in out or "passed" in out.splitlines()[-1], out[-2000:]
+
+
+def test_ctrl_c_leaves_a_report_marked_interrupted(tmp_path):
+    marker, path = tmp_path / "inside", tmp_path / "report.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "MRV2_"))}
+    env["MRV2_TEST_HANG_MARKER"] = str(marker)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "no:xdist", "conformance/test_ordering.py",
+         "--target", HANGS, f"--conformance-report={path}"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 120
+    while not marker.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.1)
+    assert marker.exists(), "the run never reached the hung call"
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == pytest.ExitCode.INTERRUPTED, out[-3000:]
+    assert "(INTERRUPTED: incomplete)" in out and "  conforms" not in out, out[-3000:]
+    data = json.loads(path.read_text())
+    assert data["meta"]["interrupted"] is True
+    md = report.to_markdown(data)
+    assert "INTERRUPTED" in md and "conforms" not in md.replace("do not show conformance", "")
