@@ -1,6 +1,6 @@
-"""Target ``adapters.vllm``: the installed vLLM's MRV2 input path (README, "vLLM as a
-target"). Run it in its own process (``tox -e vllm-0.34.0``, ``tox -e vllm-0.27.1``):
-importing vLLM changes process-wide state.
+"""Target ``mrv2_conformance.adapters.vllm``: the installed vLLM's MRV2 input path
+(README, "vLLM as a target"). Run it in its own process (``tox -e vllm-0.34.0``,
+``tox -e vllm-0.27.1``): importing vLLM changes process-wide state.
 
 Without vLLM installed, importing this raises ``TargetUnavailable`` and every
 conformance test skips with the reason.

@@ -26,7 +26,19 @@ from mrv2_conformance import CLI_ARGS_ENV_VAR, suite_root
 
 SECTION = "Reproduce with:"
 _BLOB = re.compile(r"@reproduce_failure\('([^']+)', b'([^']+)'\)")
-_TIMEOUT_PREFIX = "Timeout (>"  # pytest-timeout's failure message
+
+
+def is_timeout(exc: BaseException) -> bool:
+    """Whether ``exc`` is pytest-timeout's failure: raised from its signal handler (its
+    message differs between releases: 'Timeout >2.0s', 'Timeout (>2.0s) from ...')."""
+    if not isinstance(exc, pytest.fail.Exception):
+        return False
+    tb = exc.__traceback__
+    while tb is not None:
+        if Path(tb.tb_frame.f_code.co_filename).name == "pytest_timeout.py":
+            return True
+        tb = tb.tb_next
+    return False
 
 
 class TargetTimeout(BaseException):
@@ -67,11 +79,9 @@ def command(item: pytest.Item, target: str, blob: tuple[str, str] | None) -> str
 def attach(rep: pytest.TestReport, item: pytest.Item, exc: BaseException,
            target: str) -> None:
     """Append the reproduction command(s) to a failed property's report."""
-    if isinstance(exc, TargetTimeout) or (isinstance(exc, pytest.fail.Exception)
-                                          and str(exc).startswith(_TIMEOUT_PREFIX)):
-        message = str(exc) if isinstance(exc, TargetTimeout) else \
+    if isinstance(exc, TargetTimeout) or is_timeout(exc):
+        rep.longrepr = str(exc) if isinstance(exc, TargetTimeout) else \
             f"target {target} did not return within the timeout ({exc})"
-        rep.longrepr = message
         return
     if item.config.getoption("--reproduce"):
         return  # this run is the reproduction
@@ -110,7 +120,7 @@ def guard_timeouts(item: pytest.Item, target: str, timeout: float) -> None:
         try:
             return inner(*args, **kwargs)
         except pytest.fail.Exception as exc:
-            if not str(exc).startswith(_TIMEOUT_PREFIX):
+            if not is_timeout(exc):
                 raise
             raise TargetTimeout(f"target {target} did not return within {timeout:g} s"
                                 f"{_where(exc)}") from None

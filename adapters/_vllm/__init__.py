@@ -1,2 +1,2 @@
-"""The pieces of the ``adapters.vllm`` target. Only ``environment`` imports without
+"""The pieces of the ``mrv2_conformance.adapters.vllm`` target. Only ``environment`` imports without
 vLLM; everything else imports it."""

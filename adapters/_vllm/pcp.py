@@ -47,7 +47,7 @@ class PcpLayout:
 
 def _manager(world_size: int, rank: int, device: torch.device, global_batch: Any,
              input_buffers: Any | None) -> Any:
-    cls = pcp_manager.PCPManager  # adapters.vllm exports PCP only where it exists
+    cls = pcp_manager.PCPManager  # the adapter exports PCP only where it exists
     params = inspect.signature(cls.__init__).parameters
     kwargs: dict[str, Any] = {}
     if "shard_decode_requests" in params:

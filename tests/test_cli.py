@@ -1,0 +1,43 @@
+"""The installed command and the plugin's reach: ``mrv2-conformance`` runs the suite's
+properties from any directory, and the plugin leaves other projects' pytest runs alone."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from mrv2_conformance.cli import _names_tests, pytest_args
+
+
+def test_test_names_are_told_from_option_values():
+    assert not _names_tests(["--target", "mrv2_conformance.tests.mutants.m_x", "-k", "cpu"])
+    assert not _names_tests(["-m", "keyerror", "--hypothesis-seed", "3"])
+    assert _names_tests(["mrv2_conformance.conformance.test_keyerror::test_x", "-q"])
+    assert "mrv2_conformance.conformance" in pytest_args(["-q"])
+    assert "mrv2_conformance.conformance" not in pytest_args(
+        ["mrv2_conformance.conformance.test_pcp"])
+
+
+def test_the_plugin_stays_out_of_other_projects_runs(tmp_path):
+    (tmp_path / "test_theirs.py").write_text(
+        "import sys\n\nimport pytest\n\n"
+        "@pytest.fixture(params=['npu'])\n"
+        "def device(request):\n"
+        "    return request.param\n\n"
+        "def test_theirs(device):\n"
+        "    assert device == 'npu'\n"
+        "    assert 'torch' not in sys.modules  # the plugin imported nothing heavy\n")
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-v",
+                           str(tmp_path)], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "test_theirs[npu] PASSED" in proc.stdout  # their device fixture, not ours
+    assert "mrv2-conformance target" not in proc.stdout and "contract family" not in proc.stdout
+
+
+def test_the_command_runs_the_properties_from_another_directory(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "mrv2_conformance", "-p", "no:xdist", "-q",
+                           "-m", "slot_table"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
+    assert "slot_table            3        0        0        0  conforms" in proc.stdout
