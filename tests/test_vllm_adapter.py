@@ -46,7 +46,9 @@ def test_host_memory_stand_ins_are_scoped_and_restored():
     view = object()
     buffer_utils = SimpleNamespace(get_accelerator_view_from_cpu_tensor=view)
     saved = torch.zeros, torch.Tensor.pin_memory
-    with pytest.raises(RuntimeError, match="pin"):  # no pinned allocator on a CPU torch
+    # No pinned allocator without an accelerator; the message differs by build: a CPU
+    # torch names pinning, a CUDA build without a GPU the missing driver.
+    with pytest.raises(RuntimeError):
         torch.zeros(2, pin_memory=True)
     with pytest.raises(ZeroDivisionError), host_memory_stand_ins(buffer_utils):
         t = torch.zeros(3, dtype=torch.int32, pin_memory=True)
