@@ -121,20 +121,27 @@ def test_a_hung_target_call_fails_its_property_and_the_run_goes_on():
     assert "test_sort_order PASSED" in out or "passed" in out.splitlines()[-1], out[-2000:]
 
 
-def test_ctrl_c_leaves_a_report_marked_interrupted(tmp_path):
+@pytest.mark.parametrize("workers", [("-p", "no:xdist"), ("-n", "2")], ids=["serial", "xdist"])
+def test_ctrl_c_leaves_a_report_marked_interrupted(tmp_path, workers):
     marker, path = tmp_path / "inside", tmp_path / "report.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "MRV2_"))}
     env["MRV2_TEST_HANG_MARKER"] = str(marker)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-p", "no:xdist", "conformance/test_ordering.py",
+        [sys.executable, "-m", "pytest", *workers, "conformance/test_ordering.py",
          "--target", HANGS, f"--conformance-report={path}"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        start_new_session=True)
     deadline = time.monotonic() + 120
     while not marker.exists() and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.1)
     assert marker.exists(), "the run never reached the hung call"
-    proc.send_signal(signal.SIGINT)
-    out, _ = proc.communicate(timeout=60)
+    time.sleep(0.5)
+    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the whole process group
+    try:
+        out, _ = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        raise
     assert proc.returncode == pytest.ExitCode.INTERRUPTED, out[-3000:]
     assert "(INTERRUPTED: incomplete)" in out and "  conforms" not in out, out[-3000:]
     data = json.loads(path.read_text())
