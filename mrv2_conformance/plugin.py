@@ -289,7 +289,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     blob = config.getoption("--reproduce")
     if blob:
         reproduce.apply(items, blob)
-    timeout = config.getoption("--target-timeout")
+    # Without pytest-timeout (-p no:timeout) there is no timer to set.
+    timeout = config.getoption("--target-timeout") \
+        if config.pluginmanager.has_plugin("timeout") else 0
     for item in items:
         if timeout and _is_property(item) and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(timeout, method="signal"))
