@@ -107,6 +107,11 @@ def write(path: Path, records: list[dict[str, Any]], meta: dict[str, Any]) -> No
     path.write_text(json.dumps({"meta": meta, "results": results}, indent=1) + "\n")
 
 
+def tested_anything(records: list[dict[str, Any]]) -> bool:
+    """Whether any property ran to a verdict (skips test nothing)."""
+    return any(r["outcome"] != "skipped" for r in records)
+
+
 def per_family(records: list[dict[str, Any]]) -> dict[str, Counter]:
     """Outcome counts per family, in FAMILIES order; an unexpected pass counts as a
     failure (the target no longer deviates as documented)."""

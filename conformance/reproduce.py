@@ -23,6 +23,7 @@ import pytest
 from hypothesis import reproduce_failure
 
 from mrv2_conformance import CLI_ARGS_ENV_VAR, suite_root
+from mrv2_conformance.conformance.target import TARGET_ENV_VAR
 
 SECTION = "Reproduce with:"
 _BLOB = re.compile(r"@reproduce_failure\('([^']+)', b'([^']+)'\)")
@@ -157,7 +158,7 @@ def rerun_command(config: pytest.Config) -> str:
     profile = os.environ.get("HYPOTHESIS_PROFILE")
     if profile and "--hypothesis-profile" not in given:
         args.append(f"--hypothesis-profile={profile}")
-    target = os.environ.get("MRV2_CONFORMANCE_TARGET")
+    target = os.environ.get(TARGET_ENV_VAR)
     if target and "--target" not in given:
         args.append(f"--target={target}")
     return f"cd {shlex.quote(str(config.invocation_params.dir))} && {shlex.join(prefix + args)}"

@@ -9,6 +9,7 @@ The repository's folders are installed under this package: ``mrv2_conformance.im
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 __version__ = "0.1.0"
@@ -17,6 +18,7 @@ __version__ = "0.1.0"
 CLI_ARGS_ENV_VAR = "MRV2_CONFORMANCE_CLI_ARGS"
 
 
+@cache
 def suite_root() -> Path:
     """The folder holding ``conformance/``, ``xfails/`` and the other folders: the
     clone's root in development, ``site-packages/mrv2_conformance`` when installed."""

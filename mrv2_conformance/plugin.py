@@ -110,13 +110,10 @@ def _suite_requested(config: pytest.Config) -> bool:
     --pyargs), or names a target: else the plugin stays out of the way."""
     if config.getoption("--target"):
         return True
-    root = suite_root()
     for arg in config.args:
         name = str(arg).split("::")[0]
-        if name.startswith("mrv2_conformance"):
-            return True
-        path = Path(config.invocation_params.dir, name).resolve()
-        if path == root or root in path.parents:
+        if name.startswith("mrv2_conformance") or \
+                _in_suite(Path(config.invocation_params.dir, name)):
             return True
     return False
 
@@ -126,8 +123,9 @@ def _active(config: pytest.Config) -> bool:
 
 
 def _in_suite(path: Path) -> bool:
-    root = suite_root()
-    return root in Path(path).resolve().parents
+    """Whether ``path`` is the suite's root or lies under it."""
+    resolved, root = Path(path).resolve(), suite_root()
+    return resolved == root or root in resolved.parents
 
 
 # --- up-front checks: one line and exit 4 before any test runs ------------------------
@@ -441,8 +439,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if not _active(config) or hasattr(config, "workerinput"):
         return
     interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
-    if _records and not interrupted and not any(
-            r["outcome"] in ("passed", "failed", "xfailed", "xpassed") for r in _records):
+    if _records and not interrupted and not conformance_report.tested_anything(_records):
         # Every selected property skipped: nothing was tested, which is not a pass.
         session.exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED
     path = config.getoption("--conformance-report")
@@ -481,7 +478,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
         verdict = conformance_report.verdict_of(counts, interrupted=interrupted)
         tr.write_line(f"{family:<14}" + "".join(f"{counts[c]:>9}" for c in cols)
                       + f"  {verdict}")
-    if not any(r["outcome"] in ("passed", "failed", "xfailed", "xpassed") for r in _records):
+    if not conformance_report.tested_anything(_records):
         tr.write_line("nothing was tested: every selected property skipped (see -rs); "
                       "the run fails", red=True)
     if any(r["outcome"] in ("failed", "xpassed") for r in _records) or interrupted:
