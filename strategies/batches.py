@@ -3,18 +3,22 @@ small and large, and batches that schedule ids missing from the table."""
 
 from __future__ import annotations
 
+import functools
+import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hypothesis import event, example
 from hypothesis import strategies as st
 from mrv2_conformance.impl.scheduler import SchedulerBatch
-from mrv2_conformance.strategies.ids import draw_fresh_id, request_ids
+from mrv2_conformance.strategies.ids import draw_fresh_id, id_schemes, make_fresh
 from mrv2_conformance.strategies.slot_tables import (
     SMALL_TABLE,
     SlotHistory,
+    _int_range,
+    draw_codes,
+    draw_table_size,
     slot_histories,
-    table_sizes,
 )
 
 BATCH_KINDS = ("decode", "prefill", "mixed", "spec_decode")
@@ -60,54 +64,88 @@ def _size_event(num_reqs: int) -> str:
             else "17+")
 
 
+_SPEC_STATE = st.sampled_from(("any", "decode"))
+_SCOPE = st.sampled_from(("some", "all_live", "full_table"))
+_NUM_SPEC = st.integers(1, 4)
+_DRAFT_TOKEN = st.integers(0, 50_000)
+_SPARE = st.integers(0, 8)
+
+
+@functools.cache
+def _sampled(values: tuple[str, ...]) -> st.SearchStrategy[str]:
+    return st.sampled_from(values)
+
+
+@functools.cache
+def _permutation_codes(n: int) -> st.SearchStrategy[int]:
+    return st.integers(0, math.factorial(n) - 1)
+
+
+def draw_permutation(draw: st.DrawFn, items: list[str], label: str) -> list[str]:
+    """``items`` in an order drawn as one choice (its Lehmer code), not one choice per
+    element; shrinks to the given order."""
+    if len(items) < 2:
+        return list(items)
+    code = draw(_permutation_codes(len(items)), label=label)
+    pool, out = list(items), []
+    for i in range(len(items) - 1, -1, -1):
+        index, code = divmod(code, math.factorial(i))
+        out.append(pool.pop(index))
+    return out
+
+
+def _chunk(code: int, rest: int) -> int:
+    """A prefill chunk of 1..rest tokens from a byte code: the whole rest of the
+    prompt for a quarter of the codes (the step that finishes a prefill)."""
+    return rest if code % 4 == 0 else 1 + code // 4 % rest
+
+
 @st.composite
 def batch_cases(draw: st.DrawFn, kinds: tuple[str, ...] = BATCH_KINDS,
                 max_num_reqs: int | None = None) -> BatchCase:
-    kind = draw(st.sampled_from(kinds), label="kind")
-    if kind == "spec_decode":
-        # Half the spec-decode batches are all decodes, so every request may draft.
-        state = draw(st.sampled_from(("any", "decode")), label="spec_decode_state")
-    else:
-        state = _STATE_FOR_KIND[kind]
-    size = max_num_reqs if max_num_reqs is not None else draw(table_sizes(), label="max_num_reqs")
+    # Choices that only some kinds use are drawn for every kind: shrinking the kind
+    # then keeps the later choices aligned.
+    kind = draw(_sampled(kinds), label="kind")
+    # Half the spec-decode batches are all decodes, so every request may draft.
+    spec_state = draw(_SPEC_STATE, label="spec_decode_state")
+    state = spec_state if kind == "spec_decode" else _STATE_FOR_KIND[kind]
+    size = max_num_reqs if max_num_reqs is not None else draw_table_size(draw)
     # Some of the live requests, all of them, or all of a full table (full batches are
     # a case of their own: every slot index in use).
-    scope = draw(st.sampled_from(("some", "all_live", "full_table")), label="scheduled")
+    scope = draw(_SCOPE, label="scheduled")
     hist = draw(slot_histories(state=state, max_num_reqs=size, end_full=scope == "full_table"),
                 label="history")
-    num_spec = (draw(st.integers(1, 4), label="num_speculative_tokens")
-                if kind == "spec_decode" else 0)
+    num_spec = draw(_NUM_SPEC, label="num_speculative_tokens")
+    num_spec = num_spec if kind == "spec_decode" else 0
     decode_query_len = 1 + num_spec
-    order = sorted(hist.live)
-    if hist.max_num_reqs <= SMALL_TABLE:
-        order = draw(st.permutations(order), label="scheduler_order")
-    else:  # one choice, not one per request
-        draw(st.randoms(use_true_random=False), label="scheduler_order").shuffle(order)
-    if scope != "some":
-        scheduled = order
-    else:
-        # A large table schedules a large batch (past SMALL_TABLE) where it can.
-        least = 1 if hist.max_num_reqs <= SMALL_TABLE else min(len(order), SMALL_TABLE + 1)
-        scheduled = order[: draw(st.integers(least, len(order)), label="num_reqs")]
+    order = draw_permutation(draw, sorted(hist.live), label="scheduler_order")
+    # A large table schedules a large batch (past SMALL_TABLE) where it can.
+    least = 1 if hist.max_num_reqs <= SMALL_TABLE else min(len(order), SMALL_TABLE + 1)
+    num_reqs = draw(_int_range(least, len(order)), label="num_reqs")
+    scheduled = order if scope != "some" else order[:num_reqs]
     num: dict[str, int] = {}
     drafts: dict[str, list[int]] = {}
-    for req_id in scheduled:
+    # One byte per request (one choice for the batch): a prefill's chunk, a decode's
+    # number of drafts.
+    codes = draw_codes(draw, len(scheduled), 256, "per_request", width=1)
+    token = draw(_DRAFT_TOKEN, label="draft_token")
+    for req_id, code in zip(scheduled, codes, strict=True):
         prefill_len, computed = hist.live[req_id]
         if computed < prefill_len:  # chunked prefill: up to the rest of the prompt
-            num[req_id] = draw(st.integers(1, prefill_len - computed), label="prefill_chunk")
+            num[req_id] = _chunk(code, prefill_len - computed)
         elif num_spec:
-            k = draw(st.integers(0, num_spec), label="num_drafts")
+            k = code % (num_spec + 1)
             if k:
-                drafts[req_id] = [draw(st.integers(0, 50_000), label="draft_token")] * k
+                drafts[req_id] = [token] * k
             num[req_id] = 1 + k
         else:
             num[req_id] = 1
-    if num_spec and draw(st.booleans(), label="foreign_draft_entry"):
+    if num_spec and draw(_BOOL, label="foreign_draft_entry"):
         # Draft entries for ids outside the batch must be ignored.
         drafts[draw_fresh_id(draw, num, label="foreign_draft_id")] = [7]
     total = sum(num.values())
     case = BatchCase(hist, num, drafts, decode_query_len, kind,
-                     max_num_tokens=total + draw(st.integers(0, 8), label="spare_tokens"))
+                     max_num_tokens=total + draw(_SPARE, label="spare_tokens"))
     event(f"batch kind: {kind}")
     event(f"num_reqs: {_size_event(len(num))}")
     if len(num) < len(hist.live) or hist.removed:
@@ -203,25 +241,34 @@ class SortCase:
 MAX_SORT_IDS = 64
 
 
+_DECODE_QUERY_LEN = st.integers(1, 4)
+_SORT_SIZE = st.sampled_from(("small", "small", "small", "large"))
+_SMALL_SORT = st.integers(1, SMALL_TABLE)
+_LARGE_SORT = st.integers(SMALL_TABLE + 1, MAX_SORT_IDS)
+# One choice per id: num_tokens 1-6, drafts 0..num_tokens-1, and whether a draft-free id
+# carries an empty draft entry. Small counts make ties and uniform decodes
+# (num == decode_query_len) common.
+_SORT_ID_CODES = 6 * 6 * 2
+
+
 @st.composite
 def sort_cases(draw: st.DrawFn) -> SortCase:
-    decode_query_len = draw(st.integers(1, 4), label="decode_query_len")
-    if draw(st.sampled_from(("small", "small", "small", "large")), label="sort_size") == "large":
-        # Past any small-input special case (numpy's and many sorts' insertion sort
-        # below 17 elements); cheap ids keep the example small.
-        n = draw(st.integers(17, MAX_SORT_IDS), label="num_ids")
-        prefix = draw(request_ids(), label="id_prefix")
-        ids = [f"{prefix}#{i}" for i in range(n)]
-    else:
-        ids = draw(st.lists(request_ids(), min_size=1, max_size=16, unique=True),
-                   label="req_ids")
+    decode_query_len = draw(_DECODE_QUERY_LEN, label="decode_query_len")
+    # Past any small-input special case (numpy's and many sorts' insertion sort
+    # below 17 elements) in a quarter of the cases.
+    large = draw(_SORT_SIZE, label="sort_size") == "large"
+    n = draw(_LARGE_SORT if large else _SMALL_SORT, label="num_ids")
+    scheme = draw(id_schemes(), label="ids")
+    ids: list[str] = []
+    for i in range(n):
+        ids.append(make_fresh(scheme.name(i), ids))
     num: dict[str, int] = {}
     drafts: dict[str, list[int]] = {}
-    for req_id in ids:
-        # Small counts make ties and uniform decodes (num == decode_query_len) common.
-        num[req_id] = draw(st.integers(1, 6), label="num_tokens")
-        k = draw(st.integers(0, num[req_id] - 1), label="num_drafts")
-        if k or draw(_BOOL, label="empty_draft_entry"):
+    codes = draw_codes(draw, n, _SORT_ID_CODES, "sort_ids", width=1)
+    for req_id, code in zip(ids, codes, strict=True):
+        num[req_id] = 1 + code % 6
+        k = code // 6 % 6 % num[req_id]
+        if k or code // 36:
             drafts[req_id] = [0] * k  # an empty list means no drafts, like a missing key
     event(f"sort ids: {_size_event(len(ids))}")
     return SortCase(num, drafts, decode_query_len)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
 from hypothesis import strategies as st
-from mrv2_conformance.strategies.ids import draw_fresh_id, request_ids
+from mrv2_conformance.strategies.ids import id_schemes, make_fresh
 
 # (op, req_id, prefill_len, num_computed_tokens); remove ops carry zeros.
 Op = tuple[str, str, int, int]
@@ -44,50 +45,87 @@ class SlotHistory:
 
 SMALL_TABLE = 16
 LARGE_TABLE = 64
-_PREFILL_LEN = st.integers(1, 96)
-_OFFSET = st.integers(0, 64)
-_PACKED = st.integers(0, 96 * 65 - 1)
+_MAX_PREFILL = 96
+_MAX_OFFSET = 64
+# One choice per request: prefill_len = 1 + code % 96, and code // 96 in 0..80 gives the
+# computed-token offset from the state boundary: 0 for a fifth of the codes (a fresh
+# prefill, a just-finished prompt: the boundary is a case of its own), else 0-64.
+_BOUNDARY_CODES = 16
+_REQUEST_CODES = _MAX_PREFILL * (_BOUNDARY_CODES + _MAX_OFFSET + 1)
 _BOOL = st.booleans()
+_SIZE_CLASS = st.sampled_from(("small",) * 4 + ("large",))
+_SMALL_SIZE = st.integers(1, SMALL_TABLE)
+_LARGE_SIZE = st.integers(SMALL_TABLE + 1, LARGE_TABLE)
+_MAX_LEN = 12
 
 
-def table_sizes() -> st.SearchStrategy[int]:
+def decode_request(code: int) -> tuple[int, int]:
+    """(prefill_len, offset) of a request code."""
+    high, low = divmod(code, _MAX_PREFILL)
+    return low + 1, max(0, high - _BOUNDARY_CODES)
+
+
+def draw_codes(draw: st.DrawFn, n: int, bound: int, label: str,
+               width: int = 2) -> list[int]:
+    """n codes in [0, bound) from one bytes choice of ``width`` bytes per code: one
+    choice for a whole history or batch instead of one per request (per-request
+    choices were most of the suite's run time). Shrinks towards code 0. Exactly
+    ``n * width`` bytes: a variable-size bytes choice costs one more choice per byte."""
+    if n == 0:
+        return []
+    blob = draw(_blob(n * width), label=label)
+    return [int.from_bytes(blob[i: i + width], "big") % bound
+            for i in range(0, n * width, width)]
+
+
+@functools.cache
+def _blob(size: int) -> st.SearchStrategy[bytes]:
+    return st.binary(min_size=size, max_size=size)
+
+
+@functools.cache
+def _int_range(lo: int, hi: int) -> st.SearchStrategy[int]:
+    return st.integers(lo, hi)
+
+
+def draw_table_size(draw: st.DrawFn, label: str = "max_num_reqs") -> int:
     """max_num_reqs: 1-16 in four draws of five, 17-64 in the fifth, so size-dependent
     code paths (a sort or lookup that changes method past a threshold) are reached at
     every budget, while most examples stay small and fast."""
-    return st.sampled_from(("small",) * 4 + ("large",)).flatmap(
-        lambda size: st.integers(1, SMALL_TABLE) if size == "small"
-        else st.integers(SMALL_TABLE + 1, LARGE_TABLE))
+    small = draw(_SIZE_CLASS, label=label + "_class") == "small"
+    return draw(_SMALL_SIZE if small else _LARGE_SIZE, label=label)
+
+
+@st.composite
+def table_sizes(draw: st.DrawFn) -> int:
+    return draw_table_size(draw)
 
 
 @st.composite
 def slot_histories(draw: st.DrawFn, *, max_num_reqs: int | None = None,
                    state: str = "any", min_live: int = 1, end_full: bool = False,
-                   max_len: int = 12) -> SlotHistory:
+                   max_len: int = _MAX_LEN) -> SlotHistory:
     """A random history ending with at least ``min_live`` live requests.
 
     ``end_full``: the history ends with every slot taken (after its removals).
     ``state`` constrains the added requests: ``"prefill"`` (computed < prefill_len),
     ``"decode"`` (prompt done) or ``"any"``.
+
+    A few choices per history whatever its length: the requests' codes and the
+    add/remove tail are one bytes choice each (see ``draw_codes``).
     """
     if max_num_reqs is None:
-        max_num_reqs = max(min_live, draw(table_sizes(), label="max_num_reqs"))
+        max_num_reqs = max(min_live, draw_table_size(draw))
     hist = SlotHistory(max_num_reqs, [])
+    ids = draw(id_schemes(), label="ids")
     used: set[str] = set()
-    # A large table numbers its ids after one drawn prefix: a few choices per
-    # request, so a 64-request history stays a small example.
-    prefix = draw(request_ids(), label="id_prefix") if max_num_reqs > SMALL_TABLE else None
 
-    def add() -> None:
-        req_id = draw_fresh_id(draw, used) if prefix is None else f"{prefix}#{len(used)}"
+    def add(code: int) -> None:
+        req_id = make_fresh(ids.name(len(used)), used)
         used.add(req_id)
-        if prefix is None:
-            prefill_len = draw(_PREFILL_LEN, label="prefill_len")
-            offset = draw(_OFFSET, label="computed")
-        else:  # one choice per request in a large table: (prefill_len, offset) packed
-            prefill_len, offset = divmod(draw(_PACKED, label="prefill_len_and_computed"), 65)
-            prefill_len += 1
-        # Computed tokens as an offset from a state boundary: cheap to draw, and
-        # shrinks to the boundary (a fresh prefill, or a just-finished prompt).
+        prefill_len, offset = decode_request(code)
+        # Computed tokens as an offset from a state boundary: shrinks to the boundary
+        # (a fresh prefill, a just-finished prompt).
         if state == "prefill":
             computed = min(offset, prefill_len - 1)
         elif state == "decode":
@@ -101,23 +139,29 @@ def slot_histories(draw: st.DrawFn, *, max_num_reqs: int | None = None,
     # simplest example is "add min_live requests".
     start_full = draw(_BOOL, label="start_full")  # a full table is a case of its own
     # A large table starts with more than SMALL_TABLE requests: that is its point.
-    least = min_live if prefix is None else SMALL_TABLE + 1
-    initial = max_num_reqs if start_full else draw(st.integers(least, max_num_reqs),
-                                                   label="initial_adds")
-    for _ in range(initial):
-        add()
-    for _ in range(draw(st.integers(0, max_len), label="extra_ops")):
-        full = len(hist.live) >= max_num_reqs
-        if hist.live and (full or draw(_BOOL)):
-            victim = draw(st.sampled_from(sorted(hist.live)))
-            if len(hist.live) <= min_live:
-                continue
+    least = min_live if max_num_reqs <= SMALL_TABLE else SMALL_TABLE + 1
+    # Drawn even when the table starts full: shrinking start_full then keeps every
+    # later choice aligned.
+    initial = draw(_int_range(least, max_num_reqs), label="initial_adds")
+    if start_full:
+        initial = max_num_reqs
+    for code in draw_codes(draw, initial, _REQUEST_CODES, "requests"):
+        add(code)
+    # The add/remove tail: one byte per op (even: add, odd: remove a live request,
+    # so half and half; shrinks to "add") and two for the request it may add.
+    num_ops = draw(_int_range(0, max_len), label="extra_ops")
+    for code in draw_codes(draw, num_ops, 256 * _REQUEST_CODES, "ops", width=3):
+        op, request = divmod(code, _REQUEST_CODES)
+        live = sorted(hist.live)
+        if op % 2 == 0 and len(live) < max_num_reqs:
+            add(request)
+        elif live and len(live) > min_live:  # a full table frees a slot
+            victim = live[op // 2 % len(live)]
             del hist.live[victim]
             hist.removed.append(victim)
             hist.ops.append(("remove", victim, 0, 0))
-        else:
-            add()
-    while end_full and len(hist.live) < max_num_reqs:
-        add()
+    if end_full:
+        for code in draw_codes(draw, max_num_reqs - len(hist.live), _REQUEST_CODES, "fill"):
+            add(code)
     hist.removed = [r for r in hist.removed if r not in hist.live]
     return hist
