@@ -56,22 +56,26 @@ def _rank_segments(global_batch: InputBatch, world_size: int,
     ceil(q / 2W); rank r takes chunks r and 2W-1-r, which balances causal-attention
     work. Decodes are replicated. Pure prefills (start position 0) go last, stably."""
     num_chunks = 2 * world_size
-    segments = []
+    # Plain lists: element access on numpy arrays dominated the partition's cost.
+    starts = global_batch.query_start_loc_np.tolist()
+    computed = global_batch.num_computed_tokens_np.tolist()
+    prefilling = global_batch.is_prefilling_np.tolist()
+    segments: list[RankSegment] = []
+    pure_prefills: list[RankSegment] = []  # a stable partition, not a sort
     for g, q in enumerate(global_batch.num_scheduled_tokens.tolist()):
         if q == 0:
             continue
-        q_start = int(global_batch.query_start_loc_np[g])
-        computed = int(global_batch.num_computed_tokens_np[g])
-        if global_batch.is_prefilling_np[g]:
+        if prefilling[g]:
             chunk = -(-q // num_chunks)
             pieces = [(c * chunk, min(chunk, q - c * chunk)) for c in (rank, num_chunks - 1 - rank)]
         else:
             pieces = [(0, q)]
         for offset, length in pieces:
             if length > 0:
-                segments.append(RankSegment(g, q_start + offset, length, computed + offset))
-    segments.sort(key=lambda s: s.is_pure_prefill(global_batch.is_prefilling_np))
-    return segments
+                start_pos = computed[g] + offset
+                seg = RankSegment(g, starts[g] + offset, length, start_pos)
+                (pure_prefills if prefilling[g] and start_pos == 0 else segments).append(seg)
+    return segments + pure_prefills
 
 
 def _all_ranks(global_batch: InputBatch, world_size: int
