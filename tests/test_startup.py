@@ -121,6 +121,12 @@ def test_a_hung_target_call_fails_its_property_and_the_run_goes_on():
     assert "test_sort_order PASSED" in out or "passed" in out.splitlines()[-1], out[-2000:]
 
 
+def _as_from_a_terminal() -> None:
+    """A shell starts background jobs with SIGINT ignored, and children inherit that:
+    restore the default, as in a run started from a terminal."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("workers", [("-p", "no:xdist"), ("-n", "2")], ids=["serial", "xdist"])
 def test_ctrl_c_leaves_a_report_marked_interrupted(tmp_path, workers):
     marker, path = tmp_path / "inside", tmp_path / "report.json"
@@ -130,7 +136,7 @@ def test_ctrl_c_leaves_a_report_marked_interrupted(tmp_path, workers):
         [sys.executable, "-m", "pytest", *workers, "conformance/test_ordering.py",
          "--target", HANGS, f"--conformance-report={path}"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        start_new_session=True)
+        start_new_session=True, preexec_fn=_as_from_a_terminal)
     deadline = time.monotonic() + 120
     while not marker.exists() and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.1)
