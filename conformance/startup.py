@@ -4,6 +4,9 @@ traceback, a hang, or a green run that tested nothing."""
 
 from __future__ import annotations
 
+import os
+import time
+
 from pathlib import Path
 
 import pytest
@@ -71,3 +74,29 @@ def check_devices(device_type: str, named: bool, markexpr: str, found: list[str]
         raise pytest.UsageError(f"--device {device_type}: {where}")
     if requires_device(markexpr, markers):
         raise pytest.UsageError(f"-m {markexpr!r} selects only accelerator tests, and {where}")
+
+
+def _cpu_times() -> tuple[int, int] | None:
+    """(idle, total) jiffies of all CPUs since boot, from /proc/stat (Linux)."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    return fields[3] + fields[4], sum(fields[:8])  # idle + iowait; without guest time
+
+
+def idle_cpus(sample_s: float = 0.15) -> float | None:
+    """How many of this process's CPUs were idle over a short sample; None where the
+    system does not say (not Linux)."""
+    before = _cpu_times()
+    if before is None:
+        return None
+    time.sleep(sample_s)
+    after = _cpu_times()
+    if after is None or after[1] <= before[1]:
+        return None
+    online = os.cpu_count() or 1
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else online
+    idle = (after[0] - before[0]) / (after[1] - before[1]) * online
+    return min(idle, usable)

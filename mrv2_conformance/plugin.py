@@ -58,6 +58,7 @@ settings.register_profile("mutmut", parent=settings.get_profile("kill"))
 settings.register_profile("vllm", parent=settings.get_profile("kill"))
 
 TARGET_KEY = pytest.StashKey["Target"]()
+WORKERS_NOTE_KEY = pytest.StashKey[str]()
 FINGERPRINT_KEY = pytest.StashKey["reference.Fingerprint"]()
 XFAILS_KEY = pytest.StashKey[tuple[Path, list[xfails.Entry]] | None]()
 ITEM_XFAILS_KEY = pytest.StashKey[list[xfails.Entry]]()
@@ -95,6 +96,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="accelerator device type tested besides cpu, e.g. cuda or xpu "
                          f"(default: ${DEVICE_ENV_VAR} or 'cuda'); named explicitly, it must "
                          "be visible")
+    group.addoption("--exact-workers", action="store_true",
+                    help="run -n N with N xdist workers even when fewer CPUs are idle "
+                         "(by default a busy machine gets fewer workers, or a serial run)")
     group.addoption("--target-timeout", default=DEFAULT_TARGET_TIMEOUT_S, type=float,
                     metavar="SECONDS",
                     help="fail a property whose target call does not return within this "
@@ -153,9 +157,35 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
                                     config.getoption("--replay"))
     if config.getoption("--reproduce"):
         reproduce.parse_blob(config.getoption("--reproduce"))
+    _fit_workers_to_idle_cpus(config)
     device_type, explicit = _device_choice(config)
     startup.check_devices(device_type, explicit, config.getoption("markexpr", ""),
                           accelerator_devices(device_type), [*FAMILIES, "negative_controls"])
+
+
+def _fit_workers_to_idle_cpus(config: pytest.Config) -> None:
+    """-n N on a machine with fewer idle CPUs: each xdist worker pays the whole
+    start-up (about 2 s), and workers that share a CPU with another job made a
+    parallel run slower than a serial one. Fewer workers, or none, instead."""
+    requested = getattr(config.option, "numprocesses", None)
+    if not isinstance(requested, int) or requested < 2 or config.getoption("--exact-workers"):
+        return
+    idle = startup.idle_cpus()
+    if idle is None:
+        return
+    workers = min(requested, int(idle + 0.25))  # a CPU three-quarters idle counts
+    if workers >= requested:
+        return
+    config.stash[WORKERS_NOTE_KEY] = (
+        f"-n {requested} -> {workers if workers >= 2 else 'serial'}: {idle:.1f} CPUs idle "
+        f"(--exact-workers keeps {requested})")
+    if workers >= 2:
+        config.option.numprocesses = workers
+        config.option.tx = ["popen"] * workers
+    else:
+        config.option.numprocesses = 0
+        config.option.dist = "no"
+        config.option.tx = []
 
 
 def _profile_choice(config: pytest.Config) -> tuple[str, str]:
@@ -214,6 +244,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
     if not config.getoption("hypothesis_profile", None):
         settings.load_profile(_profile_choice(config)[0])
+    import torch
+
+    # The suite's tensors are a few dozen elements: intra-op threads buy nothing and,
+    # with xdist workers or another job on the machine, oversubscribe the CPUs.
+    torch.set_num_threads(1)
     # The suite's own modules and a private copy of the reference are loaded, and
     # fingerprinted, before the target can touch them (conformance/reference.py).
     reference.import_suite_modules()
@@ -415,6 +450,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         f"versions: {meta['versions']}",
         f"devices: {meta['devices']} (accelerator type {_device_choice(config)[0]!r})",
         f"hypothesis profile: {meta['profile']}, seed: {meta['seed']}",
+        *([f"workers: {config.stash[WORKERS_NOTE_KEY]}"] if WORKERS_NOTE_KEY in config.stash
+          else []),
     ]
 
 

@@ -127,7 +127,8 @@ def _as_from_a_terminal() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-@pytest.mark.parametrize("workers", [("-p", "no:xdist"), ("-n", "2")], ids=["serial", "xdist"])
+@pytest.mark.parametrize("workers", [("-p", "no:xdist"), ("-n", "2", "--exact-workers")],
+                         ids=["serial", "xdist"])
 def test_ctrl_c_leaves_a_report_marked_interrupted(tmp_path, workers):
     marker, path = tmp_path / "inside", tmp_path / "report.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "MRV2_"))}
