@@ -10,10 +10,12 @@ import signal
 import subprocess
 import sys
 import time
+from types import SimpleNamespace
 
 import pytest
 import torch
-from mrv2_conformance.conformance import report
+from mrv2_conformance import plugin
+from mrv2_conformance.conformance import report, startup
 from mrv2_conformance.tests.helpers import ROOT, run_suite
 
 ONE = ("conformance/test_slot_table.py",)
@@ -155,3 +157,40 @@ def test_ctrl_c_leaves_a_report_marked_interrupted(tmp_path, workers):
     assert data["meta"]["interrupted"] is True
     md = report.to_markdown(data)
     assert "INTERRUPTED" in md and "conforms" not in md.replace("do not show conformance", "")
+
+
+class _Config:
+    """The parts of pytest.Config that the worker fitting reads and writes."""
+
+    def __init__(self, numprocesses, exact=False):
+        self.option = SimpleNamespace(numprocesses=numprocesses, dist="load",
+                                      tx=["popen"] * (numprocesses or 0))
+        self.stash = pytest.Stash()
+        self._exact = exact
+
+    def getoption(self, name):
+        assert name == "--exact-workers"
+        return self._exact
+
+
+@pytest.mark.parametrize(("idle", "requested", "exact", "workers", "dist"), [
+    (2.0, 2, False, 2, "load"),    # idle machine: as asked
+    (0.9, 2, False, 0, "no"),      # one job beside on 2 CPUs: serial
+    (3.1, 8, False, 3, "load"),    # fewer workers
+    (0.5, 2, True, 2, "load"),     # --exact-workers: as asked
+    (None, 2, False, 2, "load"),   # the system does not say: as asked
+])
+def test_workers_fit_the_idle_cpus(monkeypatch, idle, requested, exact, workers, dist):
+    monkeypatch.setattr(startup, "idle_cpus", lambda: idle)
+    config = _Config(requested, exact)
+    plugin._fit_workers_to_idle_cpus(config)
+    assert (config.option.numprocesses, config.option.dist) == (workers, dist)
+    assert len(config.option.tx) == workers
+    assert (plugin.WORKERS_NOTE_KEY in config.stash) == (workers != requested)
+
+
+def test_idle_cpus_is_a_share_of_this_process_cpus():
+    idle = startup.idle_cpus(0.05)
+    if idle is None:
+        pytest.skip("no /proc/stat here")
+    assert 0 <= idle <= len(os.sched_getaffinity(0))
