@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 
 from pathlib import Path
 
@@ -59,13 +60,14 @@ def requires_device(markexpr: str, markers: list[str]) -> bool:
     return not any(expr.evaluate(lambda name, _k=k, **_: name in _k) for k in kinds)
 
 
-def check_devices(device_type: str, named: bool, markexpr: str, found: list[str],
-                  markers: list[str]) -> None:
-    """A run whose accelerator part would all skip is an error, not a pass."""
+def check_devices(device_type: str, named: bool, markexpr: str,
+                  found: Callable[[], list[str]], markers: list[str]) -> None:
+    """A run whose accelerator part would all skip is an error, not a pass. ``found``
+    (which imports torch) is called only when the run needs an accelerator."""
     if named and device_type == "cpu":
         raise pytest.UsageError("--device cpu: cpu is always tested; --device names an "
                                 "accelerator device type (cuda, xpu, npu, ...)")
-    if found:
+    if not (named or requires_device(markexpr, markers)) or found():
         return
     import torch
 
@@ -100,3 +102,19 @@ def idle_cpus(sample_s: float = 0.15) -> float | None:
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else online
     idle = (after[0] - before[0]) / (after[1] - before[1]) * online
     return min(idle, usable)
+
+
+def check_target_exists(name: str) -> None:
+    """The target module can be found (without importing it): a misspelt --target is
+    one line and exit 4 on an xdist controller too. An error inside the module shows
+    when the workers import it."""
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError) as exc:  # a parent package is missing or broken
+        raise pytest.UsageError(f"cannot import conformance target {name!r}: "
+                                f"{type(exc).__name__}: {exc}") from None
+    if not found:
+        raise pytest.UsageError(f"cannot import conformance target {name!r}: "
+                                f"ModuleNotFoundError: No module named {name!r}")

@@ -11,6 +11,8 @@ suite's modules are imported only when the suite runs.
 
 from __future__ import annotations
 
+import importlib.metadata
+import importlib.util
 import os
 import platform
 import random
@@ -58,6 +60,7 @@ settings.register_profile("mutmut", parent=settings.get_profile("kill"))
 settings.register_profile("vllm", parent=settings.get_profile("kill"))
 
 TARGET_KEY = pytest.StashKey["Target"]()
+TARGET_NAME_KEY = pytest.StashKey[str]()
 WORKERS_NOTE_KEY = pytest.StashKey[str]()
 FINGERPRINT_KEY = pytest.StashKey["reference.Fingerprint"]()
 XFAILS_KEY = pytest.StashKey[tuple[Path, list[xfails.Entry]] | None]()
@@ -160,7 +163,8 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     _fit_workers_to_idle_cpus(config)
     device_type, explicit = _device_choice(config)
     startup.check_devices(device_type, explicit, config.getoption("markexpr", ""),
-                          accelerator_devices(device_type), [*FAMILIES, "negative_controls"])
+                          lambda: accelerator_devices(device_type),
+                          [*FAMILIES, "negative_controls"])
 
 
 def _fit_workers_to_idle_cpus(config: pytest.Config) -> None:
@@ -239,12 +243,48 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[ACTIVE_KEY] = _suite_requested(config)
     if not _active(config):
         return
-    from mrv2_conformance.conformance import reference
-    from mrv2_conformance.conformance.target import TargetImportError, load_target, target_name
+    from mrv2_conformance.conformance.target import target_name
 
     if not config.getoption("hypothesis_profile", None):
         settings.load_profile(_profile_choice(config)[0])
+    config.stash[TARGET_NAME_KEY] = target_name(config.getoption("--target"))
+    if _is_xdist_controller(config):
+        # The controller runs no test: it only checks that the target exists, and
+        # imports it (with torch) when the header or the report needs it, after the
+        # workers started. Its start-up delayed every worker's by about a second.
+        startup.check_target_exists(config.stash[TARGET_NAME_KEY])
+    else:
+        _load_for_tests(config)
+    config.stash[XFAILS_KEY] = _load_xfails(config)
+    _apply_example_database(config)
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)  # an xdist hook
+def pytest_testnodedown(node: Any, error: object | None) -> None:
+    """An xdist worker that stopped on one of the suite's usage errors (a target that
+    fails to import): that one line and exit 4, as in a serial run, not the worker's
+    traceback."""
+    if error is None or not _active(node.config):
+        return
+    lines = [line for line in str(error).splitlines() if line.startswith(_USAGE_ERROR_PREFIX)]
+    if lines:
+        pytest.exit(f"ERROR: {lines[-1].removeprefix(_USAGE_ERROR_PREFIX)}",
+                    returncode=pytest.ExitCode.USAGE_ERROR)
+
+
+_USAGE_ERROR_PREFIX = "pytest.UsageError: "
+
+
+def _is_xdist_controller(config: pytest.Config) -> bool:
+    return (not hasattr(config, "workerinput") and config.getoption("dist", "no") != "no"
+            and bool(config.getoption("tx", None)))
+
+
+def _load_for_tests(config: pytest.Config) -> None:
+    """Where tests run (a serial run, an xdist worker): torch settings, the
+    fingerprinted suite, and the target."""
     import torch
+    from mrv2_conformance.conformance import reference
 
     # The suite's tensors are a few dozen elements: intra-op threads buy nothing and,
     # with xdist workers or another job on the machine, oversubscribe the CPUs.
@@ -253,18 +293,25 @@ def pytest_configure(config: pytest.Config) -> None:
     # fingerprinted, before the target can touch them (conformance/reference.py).
     reference.import_suite_modules()
     config.stash[FINGERPRINT_KEY] = reference.Fingerprint()
-    try:
-        config.stash[TARGET_KEY] = load_target(target_name(config.getoption("--target")))
-    except TargetImportError as exc:
-        raise pytest.UsageError(str(exc)) from None
-    config.stash[XFAILS_KEY] = _load_xfails(config)
-    _apply_example_database(config)
+    _target(config)
+
+
+def _target(config: pytest.Config) -> Target:
+    """The loaded target (loaded on first use on an xdist controller)."""
+    from mrv2_conformance.conformance.target import TargetImportError, load_target
+
+    if TARGET_KEY not in config.stash:
+        try:
+            config.stash[TARGET_KEY] = load_target(config.stash[TARGET_NAME_KEY])
+        except TargetImportError as exc:
+            raise pytest.UsageError(str(exc)) from None
+    return config.stash[TARGET_KEY]
 
 
 def _load_xfails(config: pytest.Config) -> tuple[Path, list[xfails.Entry]] | None:
     path = config.getoption("--xfails")
     if path is None:
-        path = xfails.default_path(suite_root(), config.stash[TARGET_KEY].name)
+        path = xfails.default_path(suite_root(), config.stash[TARGET_NAME_KEY])
         if not path.exists():
             return None
     try:
@@ -328,7 +375,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if timeout and _is_property(item) and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(timeout, method="signal"))
-            reproduce.guard_timeouts(item, config.stash[TARGET_KEY].name, timeout)
+            reproduce.guard_timeouts(item, config.stash[TARGET_NAME_KEY], timeout)
     loaded = config.stash[XFAILS_KEY]
     if loaded is None:
         return
@@ -363,7 +410,7 @@ def pytest_runtest_call(item: pytest.Item):
         changes = item.config.stash[FINGERPRINT_KEY].changes() \
             if _active(item.config) and "target" in item.fixturenames else []
         if changes:
-            pytest.fail(f"target {item.config.stash[TARGET_KEY].name} changed the suite's own "
+            pytest.fail(f"target {item.config.stash[TARGET_NAME_KEY]} changed the suite's own "
                         f"code (the oracle it is checked against), so no result of this run "
                         f"can be trusted: {'; '.join(changes[:6])}", pytrace=False)
 
@@ -377,7 +424,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     if not _active(item.config) or rep.when != "call":
         return rep
     if rep.failed and call.excinfo is not None and _is_property(item):
-        reproduce.attach(rep, item, call.excinfo.value, item.config.stash[TARGET_KEY].name)
+        reproduce.attach(rep, item, call.excinfo.value, item.config.stash[TARGET_NAME_KEY])
     entries = item.stash.get(ITEM_XFAILS_KEY, None)
     if not entries:
         return rep
@@ -407,7 +454,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
 
 @pytest.fixture(scope="session")
 def target(pytestconfig: pytest.Config) -> Target:
-    tgt = pytestconfig.stash[TARGET_KEY]
+    tgt = _target(pytestconfig)
     if tgt.unavailable:
         pytest.skip(f"target {tgt.name} is unavailable: {tgt.unavailable}")
     return tgt
@@ -416,21 +463,27 @@ def target(pytestconfig: pytest.Config) -> Target:
 # --- the header, the report and the summary -------------------------------------------
 
 
-def _run_meta(config: pytest.Config) -> dict[str, Any]:
-    import numpy as np
-    import torch
-
-    tgt = config.stash[TARGET_KEY]
+def _run_meta(config: pytest.Config, *, light: bool = False) -> dict[str, Any]:
+    """What the header and the report say about the run. ``light``: without importing
+    torch or the target (an xdist controller's header, printed before its workers get
+    their tests: the import would keep them waiting)."""
     seed = config.getoption("hypothesis_seed", None)
     device_type = _device_choice(config)[0]
-    return {
-        "target": tgt.name,
+    if light:
+        description, devices = "", (
+            "cpu; accelerators: those each worker sees, listed in the report")
+    else:
+        tgt = _target(config)
         # A target may describe itself (the vLLM adapter names the vLLM release).
-        "target_description": (f"unavailable: {tgt.unavailable}" if tgt.unavailable else
-                               getattr(tgt.module, "TARGET_DESCRIPTION", "")),
-        "versions": f"python {platform.python_version()}, numpy {np.__version__}, "
-                    f"torch {torch.__version__}, hypothesis {hypothesis.__version__}",
-        "devices": ", ".join(["cpu", *accelerator_devices(device_type)]),
+        description = (f"unavailable: {tgt.unavailable}" if tgt.unavailable else
+                       getattr(tgt.module, "TARGET_DESCRIPTION", ""))
+        devices = ", ".join(["cpu", *accelerator_devices(device_type)])
+    return {
+        "target": config.stash[TARGET_NAME_KEY],
+        "target_description": description,
+        "versions": f"python {platform.python_version()}, numpy {_version('numpy')}, "
+                    f"torch {_version('torch')}, hypothesis {hypothesis.__version__}",
+        "devices": devices,
         "profile": current_profile_name(),
         "seed": str(seed) if seed is not None else (
             "derandomized" if settings().derandomize else
@@ -439,12 +492,24 @@ def _run_meta(config: pytest.Config) -> dict[str, Any]:
     }
 
 
+def _version(dist: str) -> str:
+    """An installed distribution's version, read without importing it."""
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return "?"
+
+
 def pytest_report_header(config: pytest.Config) -> list[str]:
     if not _active(config):
         return []
-    meta = _run_meta(config)
-    module = config.stash[TARGET_KEY].module
-    where = meta["target_description"] or getattr(module, "__file__", "?")
+    light = _is_xdist_controller(config)
+    meta = _run_meta(config, light=light)
+    if light:
+        spec = importlib.util.find_spec(meta["target"])
+        where = spec.origin if spec else "?"
+    else:
+        where = meta["target_description"] or getattr(_target(config).module, "__file__", "?")
     return [
         f"mrv2-conformance target: {meta['target']} ({where})",
         f"versions: {meta['versions']}",
@@ -507,7 +572,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
         return
     tally = conformance_report.per_family(_records)
     interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
-    tr.section(f"conformance of {config.stash[TARGET_KEY].name} by contract family"
+    tr.section(f"conformance of {config.stash[TARGET_NAME_KEY]} by contract family"
                + (" (INTERRUPTED: incomplete)" if interrupted else ""))
     cols = ("passed", "failed", "skipped", "xfailed")
     tr.write_line(f"{'family':<14}" + "".join(f"{c:>9}" for c in cols) + "  verdict")
