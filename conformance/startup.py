@@ -88,7 +88,7 @@ def _cpu_times() -> tuple[int, int] | None:
     return fields[3] + fields[4], sum(fields[:8])  # idle + iowait; without guest time
 
 
-def idle_cpus(sample_s: float = 0.15) -> float | None:
+def idle_cpus(sample_s: float = 0.1) -> float | None:
     """How many of this process's CPUs were idle over a short sample; None where the
     system does not say (not Linux)."""
     before = _cpu_times()

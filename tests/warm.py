@@ -32,14 +32,15 @@ QUIET = ("-W", "ignore:Module already imported so cannot be rewritten:"
 class WarmRunner:
     """Runs ``pytest ARGS`` in forks of one warm server (started lazily)."""
 
-    def __init__(self, env: dict[str, str]) -> None:
+    def __init__(self, env: dict[str, str], fork: bool = hasattr(os, "fork")) -> None:
         self.env = env
+        self.fork = fork  # False: a fresh interpreter per run
         self._proc: subprocess.Popen[str] | None = None
 
     def run(self, args: list[str], cwd: Path, output: Path, timeout: float) -> int:
         """Exit status of ``python -m pytest ARGS`` run in ``cwd``; its stdout and
         stderr go to ``output``."""
-        if not hasattr(os, "fork"):
+        if not self.fork:
             with open(output, "w") as out:
                 return subprocess.run([sys.executable, "-m", "pytest", *args], cwd=cwd,
                                       env=self.env, stdout=out, stderr=subprocess.STDOUT,
