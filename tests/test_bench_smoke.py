@@ -43,3 +43,17 @@ conformance/test_pcp.py::test_b[cpu]:
 """
     assert examples_per_second(text) == {
         "pcp": {"examples": 153, "generate_s": 0.75, "examples_per_s": 204.0}}
+
+
+def test_speed_baseline_imports_the_suite_of_that_revision():
+    """bench/speed.py's baseline runs that revision's code, not this clone's."""
+    import subprocess
+
+    from mrv2_conformance.bench import speed
+
+    with speed.checkout("HEAD") as base:
+        proc = subprocess.run(
+            [base.python, "-c", "import mrv2_conformance.conformance as c, pathlib, pytest; "
+             "print(pathlib.Path(c.__file__).resolve())"],
+            cwd="/", env=base.env, capture_output=True, text=True, check=True)
+        assert proc.stdout.strip().startswith(str(base.root.resolve())), proc.stdout
