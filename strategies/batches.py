@@ -15,7 +15,7 @@ from mrv2_conformance.strategies.ids import draw_fresh_id, id_schemes, make_fres
 from mrv2_conformance.strategies.slot_tables import (
     SMALL_TABLE,
     SlotHistory,
-    _int_range,
+    int_range,
     draw_codes,
     draw_table_size,
     slot_histories,
@@ -121,7 +121,7 @@ def batch_cases(draw: st.DrawFn, kinds: tuple[str, ...] = BATCH_KINDS,
     order = draw_permutation(draw, sorted(hist.live), label="scheduler_order")
     # A large table schedules a large batch (past SMALL_TABLE) where it can.
     least = 1 if hist.max_num_reqs <= SMALL_TABLE else min(len(order), SMALL_TABLE + 1)
-    num_reqs = draw(_int_range(least, len(order)), label="num_reqs")
+    num_reqs = draw(int_range(least, len(order)), label="num_reqs")
     scheduled = order if scope != "some" else order[:num_reqs]
     num: dict[str, int] = {}
     drafts: dict[str, list[int]] = {}

@@ -84,7 +84,9 @@ def _blob(size: int) -> st.SearchStrategy[bytes]:
 
 
 @functools.cache
-def _int_range(lo: int, hi: int) -> st.SearchStrategy[int]:
+def int_range(lo: int, hi: int) -> st.SearchStrategy[int]:
+    """``st.integers(lo, hi)``, built once per range: building and validating a
+    strategy at every draw cost as much as the draw."""
     return st.integers(lo, hi)
 
 
@@ -142,14 +144,14 @@ def slot_histories(draw: st.DrawFn, *, max_num_reqs: int | None = None,
     least = min_live if max_num_reqs <= SMALL_TABLE else SMALL_TABLE + 1
     # Drawn even when the table starts full: shrinking start_full then keeps every
     # later choice aligned.
-    initial = draw(_int_range(least, max_num_reqs), label="initial_adds")
+    initial = draw(int_range(least, max_num_reqs), label="initial_adds")
     if start_full:
         initial = max_num_reqs
     for code in draw_codes(draw, initial, _REQUEST_CODES, "requests"):
         add(code)
     # The add/remove tail: one byte per op (even: add, odd: remove a live request,
     # so half and half; shrinks to "add") and two for the request it may add.
-    num_ops = draw(_int_range(0, max_len), label="extra_ops")
+    num_ops = draw(int_range(0, max_len), label="extra_ops")
     for code in draw_codes(draw, num_ops, 256 * _REQUEST_CODES, "ops", width=3):
         op, request = divmod(code, _REQUEST_CODES)
         live = sorted(hist.live)
