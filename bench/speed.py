@@ -33,8 +33,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# (name, pytest arguments, goal as text): the conformance run against the reference,
-# serial and on two workers, under the ci profile.
+# name -> pytest arguments: the conformance run against the reference, serial and on
+# two workers (the ci profile comes from the environment, _env).
 RUNS = {
     "serial": ["conformance", "-p", "no:xdist", "-q"],
     "-n 2": ["conformance", "-n", "2", "-q"],

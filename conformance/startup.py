@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-
 from pathlib import Path
 
 import pytest
@@ -74,8 +73,7 @@ def check_devices(device_type: str, named: bool, markexpr: str,
     where = f"no {device_type} device is visible to torch {torch.__version__}"
     if named:
         raise pytest.UsageError(f"--device {device_type}: {where}")
-    if requires_device(markexpr, markers):
-        raise pytest.UsageError(f"-m {markexpr!r} selects only accelerator tests, and {where}")
+    raise pytest.UsageError(f"-m {markexpr!r} selects only accelerator tests, and {where}")
 
 
 def _cpu_times() -> tuple[int, int] | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,7 +23,7 @@ class RankSegment:
     num_tokens: int
     start_pos: int  # position of the first token within its request
 
-    def is_pure_prefill(self, is_prefilling: np.ndarray) -> bool:
+    def is_pure_prefill(self, is_prefilling: Sequence[bool] | np.ndarray) -> bool:
         return bool(is_prefilling[self.global_req_idx]) and self.start_pos == 0
 
 
@@ -72,9 +73,8 @@ def _rank_segments(global_batch: InputBatch, world_size: int,
             pieces = [(0, q)]
         for offset, length in pieces:
             if length > 0:
-                start_pos = computed[g] + offset
-                seg = RankSegment(g, starts[g] + offset, length, start_pos)
-                (pure_prefills if prefilling[g] and start_pos == 0 else segments).append(seg)
+                seg = RankSegment(g, starts[g] + offset, length, computed[g] + offset)
+                (pure_prefills if seg.is_pure_prefill(prefilling) else segments).append(seg)
     return segments + pure_prefills
 
 

@@ -259,6 +259,9 @@ def pytest_configure(config: pytest.Config) -> None:
     _apply_example_database(config)
 
 
+_USAGE_ERROR_PREFIX = "pytest.UsageError: "  # how a worker's traceback ends
+
+
 @pytest.hookimpl(tryfirst=True, optionalhook=True)  # an xdist hook
 def pytest_testnodedown(node: Any, error: object | None) -> None:
     """An xdist worker that stopped on one of the suite's usage errors (a target that
@@ -270,9 +273,6 @@ def pytest_testnodedown(node: Any, error: object | None) -> None:
     if lines:
         pytest.exit(f"ERROR: {lines[-1].removeprefix(_USAGE_ERROR_PREFIX)}",
                     returncode=pytest.ExitCode.USAGE_ERROR)
-
-
-_USAGE_ERROR_PREFIX = "pytest.UsageError: "
 
 
 def _is_xdist_controller(config: pytest.Config) -> bool:

@@ -15,9 +15,9 @@ from mrv2_conformance.strategies.ids import draw_fresh_id, id_schemes, make_fres
 from mrv2_conformance.strategies.slot_tables import (
     SMALL_TABLE,
     SlotHistory,
-    int_range,
     draw_codes,
     draw_table_size,
+    int_range,
     slot_histories,
 )
 
@@ -103,8 +103,8 @@ def _chunk(code: int, rest: int) -> int:
 @st.composite
 def batch_cases(draw: st.DrawFn, kinds: tuple[str, ...] = BATCH_KINDS,
                 max_num_reqs: int | None = None) -> BatchCase:
-    # Choices that only some kinds use are drawn for every kind: shrinking the kind
-    # then keeps the later choices aligned.
+    # Choices that only some kinds use are drawn for every kind (slot_tables: aligned
+    # choices).
     kind = draw(_sampled(kinds), label="kind")
     # Half the spec-decode batches are all decodes, so every request may draft.
     spec_state = draw(_SPEC_STATE, label="spec_decode_state")
@@ -115,8 +115,8 @@ def batch_cases(draw: st.DrawFn, kinds: tuple[str, ...] = BATCH_KINDS,
     scope = draw(_SCOPE, label="scheduled")
     hist = draw(slot_histories(state=state, max_num_reqs=size, end_full=scope == "full_table"),
                 label="history")
-    num_spec = draw(_NUM_SPEC, label="num_speculative_tokens")
-    num_spec = num_spec if kind == "spec_decode" else 0
+    drawn_spec = draw(_NUM_SPEC, label="num_speculative_tokens")
+    num_spec = drawn_spec if kind == "spec_decode" else 0
     decode_query_len = 1 + num_spec
     order = draw_permutation(draw, sorted(hist.live), label="scheduler_order")
     # A large table schedules a large batch (past SMALL_TABLE) where it can.
@@ -259,16 +259,13 @@ def sort_cases(draw: st.DrawFn) -> SortCase:
     large = draw(_SORT_SIZE, label="sort_size") == "large"
     n = draw(_LARGE_SORT if large else _SMALL_SORT, label="num_ids")
     scheme = draw(id_schemes(), label="ids")
-    ids: list[str] = []
-    for i in range(n):
-        ids.append(make_fresh(scheme.name(i), ids))
     num: dict[str, int] = {}
     drafts: dict[str, list[int]] = {}
-    codes = draw_codes(draw, n, _SORT_ID_CODES, "sort_ids", width=1)
-    for req_id, code in zip(ids, codes, strict=True):
+    for i, code in enumerate(draw_codes(draw, n, _SORT_ID_CODES, "sort_ids", width=1)):
+        req_id = make_fresh(scheme.name(i), num)
         num[req_id] = 1 + code % 6
         k = code // 6 % 6 % num[req_id]
         if k or code // 36:
             drafts[req_id] = [0] * k  # an empty list means no drafts, like a missing key
-    event(f"sort ids: {_size_event(len(ids))}")
+    event(f"sort ids: {_size_event(len(num))}")
     return SortCase(num, drafts, decode_query_len)

@@ -37,6 +37,7 @@ def draw_fresh_id(draw: st.DrawFn, taken: set[str] | dict[str, object],
 
 
 def make_fresh(req_id: str, taken: set[str] | dict[str, object]) -> str:
+    """``req_id``, primed until it is not in ``taken``."""
     while req_id in taken:
         req_id += "'"
     return req_id
@@ -72,8 +73,7 @@ _BASE = st.integers(0, 2**128 - 1)
 
 @st.composite
 def id_schemes(draw: st.DrawFn) -> IdScheme:
-    # Every choice is drawn whatever the style, so that shrinking the style keeps the
-    # later choices aligned (see slot_tables.draw_codes).
+    # Every choice is drawn whatever the style (slot_tables: aligned choices).
     style = draw(_STYLE, label="id_style")
     prefix = draw(arbitrary_ids, label="id_prefix")
     base = draw(_BASE, label="id_base")

@@ -1,4 +1,11 @@
-"""Slot tables built by replaying random add/remove histories (holes, LIFO reuse)."""
+"""Slot tables built by replaying random add/remove histories (holes, LIFO reuse).
+
+Aligned choices: a strategy here draws a choice on every branch, also where the branch
+ignores it (``initial_adds`` of a table that starts full, ``num_speculative_tokens`` of
+a batch without drafts). Shrinking flips branches; a choice that exists on one branch
+only shifts every later choice, and a bytes value cannot be reread as an integer, so
+the shrinker stalls on a large case.
+"""
 
 from __future__ import annotations
 
@@ -47,9 +54,10 @@ SMALL_TABLE = 16
 LARGE_TABLE = 64
 _MAX_PREFILL = 96
 _MAX_OFFSET = 64
-# One choice per request: prefill_len = 1 + code % 96, and code // 96 in 0..80 gives the
-# computed-token offset from the state boundary: 0 for a fifth of the codes (a fresh
-# prefill, a just-finished prompt: the boundary is a case of its own), else 0-64.
+# A request's code (two bytes of a history's blob): prefill_len = 1 + code % 96, and
+# code // 96 in 0..80 gives the computed-token offset from the state boundary: 0 for a
+# fifth of the codes (a fresh prefill, a just-finished prompt: the boundary is a case
+# of its own), else 0-64.
 _BOUNDARY_CODES = 16
 _REQUEST_CODES = _MAX_PREFILL * (_BOUNDARY_CODES + _MAX_OFFSET + 1)
 _BOOL = st.booleans()
@@ -142,15 +150,15 @@ def slot_histories(draw: st.DrawFn, *, max_num_reqs: int | None = None,
     start_full = draw(_BOOL, label="start_full")  # a full table is a case of its own
     # A large table starts with more than SMALL_TABLE requests: that is its point.
     least = min_live if max_num_reqs <= SMALL_TABLE else SMALL_TABLE + 1
-    # Drawn even when the table starts full: shrinking start_full then keeps every
-    # later choice aligned.
+    # Drawn even when the table starts full (aligned choices, above).
     initial = draw(int_range(least, max_num_reqs), label="initial_adds")
     if start_full:
         initial = max_num_reqs
     for code in draw_codes(draw, initial, _REQUEST_CODES, "requests"):
         add(code)
-    # The add/remove tail: one byte per op (even: add, odd: remove a live request,
-    # so half and half; shrinks to "add") and two for the request it may add.
+    # The add/remove tail: three bytes per op, read as (op, request code): an even op
+    # adds that request, an odd one removes a live request (half and half; shrinks
+    # to "add").
     num_ops = draw(int_range(0, max_len), label="extra_ops")
     for code in draw_codes(draw, num_ops, 256 * _REQUEST_CODES, "ops", width=3):
         op, request = divmod(code, _REQUEST_CODES)

@@ -54,6 +54,10 @@ class Run:
     def failed(self) -> list[str]:
         return sorted(p for p, o in self.outcomes.items() if o == "failed")
 
+    def reproduced(self) -> set[str]:
+        """The failed properties that recorded a reproduction command."""
+        return set(self.failed()) & set(self.reproductions)
+
 
 def family_of(prop: str) -> str:
     """conformance/test_<family>.py::test_x -> <family>"""
@@ -146,7 +150,7 @@ class Matrix:
     def killed(self) -> set[str]:
         """Properties that failed, with a reproduction command, on some mutant."""
         return {p for t, run in self.cached().items() if t != REFERENCE
-                for p in run.failed() if p in run.reproductions}
+                for p in run.reproduced()}
 
     @contextmanager
     def _locked(self, target: str) -> Iterator[None]:
@@ -193,7 +197,7 @@ class Matrix:
         """A mutant's run in which ``prop`` failed with a reproduction command."""
         self.cover([prop])
         return next((run for t, run in self.cached().items() if t != REFERENCE
-                     and prop in run.failed() and prop in run.reproductions), None)
+                     and prop in run.reproduced()), None)
 
     def all(self) -> dict[str, Run]:
         """Every target's run, every property covered: enough to decide both
@@ -227,23 +231,10 @@ def run_all(targets: list[str], workers: int | None = None) -> dict[str, Run]:
             runner.close()
 
 
-def to_json(runs: dict[str, Run]) -> str:
-    return json.dumps({t: {"outcomes": r.outcomes, "messages": r.messages,
-                           "returncode": r.returncode, "stderr": r.stderr,
-                           "reproductions": r.reproductions}
-                       for t, r in runs.items()}, indent=1, sort_keys=True)
-
-
-def from_json(text: str) -> dict[str, Run]:
-    return {t: Run(t, d["outcomes"], d["messages"], d["returncode"], d["stderr"],
-                   d["reproductions"])
-            for t, d in json.loads(text).items()}
-
-
 def format_matrix(runs: dict[str, Run], families: list[str],
                   named: dict[str, str]) -> str:
-    """mutant x family: the number of that family's properties that killed it (of
-    those run: the lazy schedule skips properties that already killed another mutant);
+    """mutant x family: the number of that family's properties that killed it, of
+    those that ran on it (all of them in the full schedule, fewer in the lazy one);
     '*' marks the mutant's named family."""
     width = max(len(t.rsplit(".", 1)[-1]) for t in runs)
     head = f"{'mutant':<{width}}  " + " ".join(f"{f[:11]:>11}" for f in families)

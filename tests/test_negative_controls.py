@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,7 @@ pytestmark = pytest.mark.negative_controls
 
 
 @pytest.fixture(scope="session")
-def matrix(tmp_path_factory) -> km.Matrix:
+def matrix(tmp_path_factory) -> Iterator[km.Matrix]:
     shared = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):  # xdist workers share the parent
         shared = shared.parent
