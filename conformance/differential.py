@@ -6,6 +6,7 @@ returned fields must match in kind, dtype, shape and exact value.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,10 +26,26 @@ from mrv2_conformance.conformance.reference import REFERENCE, private_reference
 from mrv2_conformance.conformance.target import Target
 
 
-def reference_target() -> Target:
+class _AtRevision:
+    """The reference with its PCP functions at one contract revision."""
+
+    _PCP = ("build_pcp_layout", "partition_batch")
+
+    def __init__(self, module: Any, revision: str) -> None:
+        self._module, self.CONTRACT_REVISION = module, revision
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._module, name)
+        return functools.partial(value, revision=self.CONTRACT_REVISION) \
+            if name in self._PCP else value
+
+
+def reference_target(revision: str) -> Target:
     """What the target is compared with: the private copy of the reference, out of the
-    target's reach (conformance/reference.py), never the ``impl`` a target can patch."""
-    return Target(REFERENCE, private_reference())
+    target's reach (conformance/reference.py), never the ``impl`` a target can patch,
+    at the contract revision the target claims."""
+    return Target(f"{REFERENCE} (revision {revision})",
+                  _AtRevision(private_reference(), revision))
 
 
 @dataclass

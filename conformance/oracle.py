@@ -57,10 +57,20 @@ def even_split(num_reqs: int, num_tokens: int) -> list[int]:
     return [base + (i >= num_reqs - extra) for i in range(num_reqs)]
 
 
+def pcp_row_key(revision: str, prefilling: bool, row: int, start: int) -> tuple[int, int, int]:
+    """The key that sorts the rows of a PCP rank into ``revision``'s order (Revisions):
+    "#51210" keeps (row, position) order with pure prefills last; "0.30" puts decodes
+    first, then prefills, each by (row, position)."""
+    if revision == "0.30":
+        return (int(prefilling), row, start)
+    return (int(prefilling and start == 0), row, start)
+
+
 def pcp_rank_segments(counts: Sequence[int], computed: Sequence[int],
                       prefilling: Sequence[bool], world_size: int,
-                      rank: int) -> list[tuple[int, int, int]]:
-    """F3 layout for one rank as (global row, start position in request, tokens)."""
+                      rank: int, revision: str) -> list[tuple[int, int, int]]:
+    """F3 layout for one rank as (global row, start position in request, tokens), in
+    ``revision``'s row order."""
     segs = []
     for g, q in enumerate(counts):
         if q == 0:
@@ -73,6 +83,4 @@ def pcp_rank_segments(counts: Sequence[int], computed: Sequence[int],
                     segs.append((g, computed[g] + c * size, n))
         else:
             segs.append((g, computed[g], q))
-    impure = [s for s in segs if not (prefilling[s[0]] and s[1] == 0)]
-    pure = [s for s in segs if prefilling[s[0]] and s[1] == 0]
-    return impure + pure
+    return sorted(segs, key=lambda s: pcp_row_key(revision, prefilling[s[0]], s[0], s[1]))

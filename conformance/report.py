@@ -77,6 +77,22 @@ def verdict_of(counts: dict[str, int], interrupted: bool = False) -> str:
     return "conforms" if counts.get("passed") else "not checked"
 
 
+def overall(target: str, records: list[dict[str, Any]], interrupted: bool = False) -> str:
+    """One line: whether the target conforms to the contract revision it claims."""
+    claimed = sorted({r["revision"] for r in records if r.get("revision")})
+    revision = " / ".join(map(repr, claimed)) or "(unknown)"
+    tally = Counter(r["outcome"] for r in records)
+    failed = tally["failed"] + tally["xpassed"]
+    if failed:
+        return f"{target} does NOT conform to contract revision {revision}: {failed} failed"
+    if interrupted:
+        return f"{target}: incomplete (interrupted) against contract revision {revision}"
+    if tally["xfailed"]:
+        return (f"{target} conforms to contract revision {revision} except for "
+                f"{tally['xfailed']} known deviations (xfails)")
+    return f"{target} conforms to contract revision {revision}"
+
+
 def record(report: Any) -> dict[str, Any] | None:
     """The record of one test report: its call, or its setup when that failed or
     skipped; None for phases that add nothing and for tests outside the families."""
@@ -98,6 +114,9 @@ def record(report: Any) -> dict[str, Any] | None:
         rec["reason"] = str(report.longrepr[2])
     if hasattr(report, "wasxfail"):
         rec["reason"] = report.wasxfail
+    for key, value in report.user_properties:
+        if key == "contract_revision":
+            rec["revision"] = value
     return rec
 
 
@@ -155,6 +174,8 @@ def to_markdown(data: dict[str, Any]) -> str:
     if interrupted:
         lines += ["**INTERRUPTED: the run was stopped before it finished. These are the "
                   "results of the properties that ran; they do not show conformance.**", ""]
+    if results and tested_anything(results):
+        lines += [f"**{overall(meta.get('target', '?'), results, interrupted)}**", ""]
     lines += [f"{meta.get('versions', '')}; devices: {meta.get('devices', '')}; "
               f"Hypothesis profile `{meta.get('profile', '?')}`, seed {meta.get('seed', '?')}",
               "",

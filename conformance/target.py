@@ -8,6 +8,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from mrv2_conformance.conformance import revisions
 
 DEFAULT_TARGET = "mrv2_conformance.impl"
 TARGET_ENV_VAR = "MRV2_CONFORMANCE_TARGET"
@@ -46,6 +47,11 @@ class Target:
         self.module = module
         self.unavailable = unavailable  # why it cannot run here; None when it can
 
+    @property
+    def revision(self) -> str:
+        """The contract revision the target claims (conformance/revisions.py)."""
+        return getattr(self.module, "CONTRACT_REVISION", revisions.DEFAULT)
+
     def __getattr__(self, attr: str) -> Any:
         try:
             return getattr(self.module, attr)
@@ -75,4 +81,9 @@ def load_target(name: str) -> Target:
     except Exception as exc:  # any import-time failure is the target's, not ours
         raise TargetImportError(
             f"cannot import conformance target {name!r}: {type(exc).__name__}: {exc}") from exc
-    return Target(name, module)
+    target = Target(name, module)
+    try:
+        revisions.check(target.revision, f"target {name}")
+    except revisions.UnknownRevision as exc:
+        raise TargetImportError(str(exc)) from None
+    return target

@@ -55,7 +55,7 @@ LOCAL_FIELDS = [*BATCH_FIELDS, "local_to_global_batch_req_idx_np"]
 def reference(target: Target) -> Target:
     if target.name == REFERENCE:
         pytest.skip("the target is the reference: nothing to compare")
-    return reference_target()
+    return reference_target(target.revision)
 
 
 batches_and_missing_ids = st.one_of(batch_cases(), missing_id_cases())

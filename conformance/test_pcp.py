@@ -40,21 +40,22 @@ def local_tokens(global_batch, out) -> list[tuple[int, int]]:
     return tokens
 
 
-def expected_segments(global_batch, world_size: int, rank: int) -> list[tuple[int, int, int]]:
+def expected_segments(global_batch, world_size: int, rank: int,
+                      revision: str) -> list[tuple[int, int, int]]:
     return oracle.pcp_rank_segments(
         global_batch.num_scheduled_tokens.tolist(), global_batch.num_computed_tokens_np.tolist(),
-        global_batch.is_prefilling_np.tolist(), world_size, rank)
+        global_batch.is_prefilling_np.tolist(), world_size, rank, revision)
 
 
 @given(case=pcp_cases())
 @every_world_size
 def test_partition_layout_matches_head_tail_pairing(target, case, device):
     """Each rank's rows are exactly the F3 segments: chunks r and 2W-1-r of every
-    prefill, every decode whole, empty chunks dropped, pure prefills last."""
+    prefill, every decode whole, empty chunks dropped, in the declared revision's order."""
     global_batch, outs = partition_all(target, case, device)
     for rank, out in enumerate(outs):
         call = partition_call(case, rank)
-        segs = expected_segments(global_batch, case.world_size, rank)
+        segs = expected_segments(global_batch, case.world_size, rank, target.revision)
         if not segs:
             continue  # placeholder: its own property
         g = [s[0] for s in segs]
@@ -67,24 +68,28 @@ def test_partition_layout_matches_head_tail_pairing(target, case, device):
         assert_equal(call, "req_ids", out.req_ids, [global_batch.req_ids[i] for i in g])
 
 
+_ROW_ORDER = {"#51210": "(impure before pure prefill, then global row, then position)",
+              "0.30": "(decodes before prefills, then global row, then position)"}
+
+
 @given(case=pcp_cases())
 @every_world_size
-def test_partition_order_is_batch_order_then_pure_prefills_last(target, case, device):
-    """Stable: segments that are not pure prefills keep global (row, position) order,
-    then pure prefills (start position 0) in the same order."""
+def test_partition_rows_are_in_the_revisions_order(target, case, device):
+    """Whatever rows a rank has, they are sorted as the declared revision says
+    (docs/CONTRACT.md, Revisions): checked on the rows themselves, apart from the
+    layout, so a wrong order is named as such."""
     global_batch, outs = partition_all(target, case, device)
+    revision = target.revision
     for rank, out in enumerate(outs):
         if out.num_tokens == 0:
             continue
-        call = partition_call(case, rank)
         rows = np.asarray(out.local_to_global_batch_req_idx_np).tolist()
         starts = out.num_computed_tokens_np.tolist()
-        pure = [bool(global_batch.is_prefilling_np[g]) and s == 0
+        keys = [oracle.pcp_row_key(revision, bool(global_batch.is_prefilling_np[g]), g, s)
                 for g, s in zip(rows, starts, strict=True)]
-        keys = [(p, g, s) for p, g, s in zip(pure, rows, starts, strict=False)]
         assert keys == sorted(keys), (
-            f"{call}: local rows are not (impure before pure prefill, then global row, then "
-            f"position) ordered: (pure, row, start) = {keys}")
+            f"{partition_call(case, rank)}: local rows are not in revision {revision!r}'s "
+            f"order {_ROW_ORDER[revision]}: (group, row, start) = {keys}")
 
 
 @given(case=pcp_cases())

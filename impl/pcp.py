@@ -12,6 +12,7 @@ from mrv2_conformance.impl.buffers import InputBuffers
 from mrv2_conformance.impl.h2d import async_copy_to_gpu
 from mrv2_conformance.impl.input_batch import InputBatch
 from mrv2_conformance.impl.prepare import cumsum_with_zero, write_query_start_loc, write_seq_lens
+from mrv2_conformance.impl.revisions import DEFAULT, check_revision, order_rank_rows
 
 
 @dataclass(frozen=True)
@@ -51,18 +52,17 @@ def _check_no_drafts(global_batch: InputBatch) -> None:
             f"{global_batch.num_draft_tokens} draft tokens")
 
 
-def _rank_segments(global_batch: InputBatch, world_size: int,
-                   rank: int) -> list[RankSegment]:
+def _rank_segments(global_batch: InputBatch, world_size: int, rank: int,
+                   revision: str = DEFAULT) -> list[RankSegment]:
     """Head-tail pairing: a prefill of q tokens is cut into 2W chunks of
     ceil(q / 2W); rank r takes chunks r and 2W-1-r, which balances causal-attention
-    work. Decodes are replicated. Pure prefills (start position 0) go last, stably."""
+    work. Decodes are replicated. The rows are then in ``revision``'s order."""
     num_chunks = 2 * world_size
     # Plain lists: element access on numpy arrays dominated the partition's cost.
     starts = global_batch.query_start_loc_np.tolist()
     computed = global_batch.num_computed_tokens_np.tolist()
     prefilling = global_batch.is_prefilling_np.tolist()
     segments: list[RankSegment] = []
-    pure_prefills: list[RankSegment] = []  # a stable partition, not a sort
     for g, q in enumerate(global_batch.num_scheduled_tokens.tolist()):
         if q == 0:
             continue
@@ -71,25 +71,26 @@ def _rank_segments(global_batch: InputBatch, world_size: int,
             pieces = [(c * chunk, min(chunk, q - c * chunk)) for c in (rank, num_chunks - 1 - rank)]
         else:
             pieces = [(0, q)]
-        for offset, length in pieces:
-            if length > 0:
-                seg = RankSegment(g, starts[g] + offset, length, computed[g] + offset)
-                (pure_prefills if seg.is_pure_prefill(prefilling) else segments).append(seg)
-    return segments + pure_prefills
+        segments += [RankSegment(g, starts[g] + offset, length, computed[g] + offset)
+                     for offset, length in pieces if length > 0]
+    return order_rank_rows(segments, prefilling, revision)
 
 
-def _all_ranks(global_batch: InputBatch, world_size: int
+def _all_ranks(global_batch: InputBatch, world_size: int, revision: str
                ) -> tuple[list[list[RankSegment]], list[int], int]:
     """(segments of every rank, tokens per rank, the padded size: their max)."""
-    segments_by_rank = [_rank_segments(global_batch, world_size, r) for r in range(world_size)]
+    segments_by_rank = [_rank_segments(global_batch, world_size, r, revision)
+                        for r in range(world_size)]
     per_rank = [sum(s.num_tokens for s in segs) for segs in segments_by_rank]
     return segments_by_rank, per_rank, max(per_rank)
 
 
-def build_pcp_layout(global_batch: InputBatch, pcp_world_size: int) -> PcpLayout:
+def build_pcp_layout(global_batch: InputBatch, pcp_world_size: int, *,
+                     revision: str = DEFAULT) -> PcpLayout:
     world_size = _check_world(pcp_world_size)
     _check_no_drafts(global_batch)
-    segments_by_rank, per_rank, padded = _all_ranks(global_batch, world_size)
+    segments_by_rank, per_rank, padded = _all_ranks(global_batch, world_size,
+                                                    check_revision(revision))
     restore = np.full(global_batch.num_tokens, -1, dtype=np.int64)
     for rank, segments in enumerate(segments_by_rank):
         local_start = rank * padded
@@ -103,14 +104,15 @@ def build_pcp_layout(global_batch: InputBatch, pcp_world_size: int) -> PcpLayout
 
 
 def partition_batch(global_batch: InputBatch, pcp_world_size: int, pcp_rank: int,
-                    input_buffers: InputBuffers) -> InputBatch:
-    """This rank's local batch. Validates and checks capacity before writing the
-    (rank-local) buffers, so a failed call changes nothing."""
+                    input_buffers: InputBuffers, *, revision: str = DEFAULT) -> InputBatch:
+    """This rank's local batch, its rows in ``revision``'s order. Validates and checks
+    capacity before writing the (rank-local) buffers, so a failed call changes nothing."""
     world_size = _check_world(pcp_world_size, pcp_rank)
     _check_no_drafts(global_batch)
+    check_revision(revision)
     # Every rank's segments (for the padded size), but not the restore index: a rank
     # does not need it, and building it per rank made a W-rank partition O(W^2 tokens).
-    segments_by_rank, _, padded_num_tokens = _all_ranks(global_batch, world_size)
+    segments_by_rank, _, padded_num_tokens = _all_ranks(global_batch, world_size, revision)
     segments = segments_by_rank[pcp_rank]
     if not segments:  # placeholder row: 0 tokens, no logits
         segments = [RankSegment(0, 0, 0, 0)]

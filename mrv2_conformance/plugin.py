@@ -11,11 +11,13 @@ suite's modules are imported only when the suite runs.
 
 from __future__ import annotations
 
+import datetime
 import importlib.metadata
 import importlib.util
 import os
 import platform
 import random
+import subprocess
 import time
 import warnings
 from pathlib import Path
@@ -423,6 +425,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     rep = yield
     if not _active(item.config) or rep.when != "call":
         return rep
+    loaded = item.config.stash.get(TARGET_KEY, None)
+    if loaded is not None and loaded.module is not None:  # the summary names the revision
+        rep.user_properties.append(("contract_revision", loaded.revision))
     if rep.failed and call.excinfo is not None and _is_property(item):
         reproduce.attach(rep, item, call.excinfo.value, item.config.stash[TARGET_NAME_KEY])
     entries = item.stash.get(ITEM_XFAILS_KEY, None)
@@ -470,17 +475,19 @@ def _run_meta(config: pytest.Config, *, light: bool = False) -> dict[str, Any]:
     seed = config.getoption("hypothesis_seed", None)
     device_type = _device_choice(config)[0]
     if light:
-        description, devices = "", (
+        description, revision, devices = "", "", (
             "cpu; accelerators: those each worker sees, listed in the report")
     else:
         tgt = _target(config)
         # A target may describe itself (the vLLM adapter names the vLLM release).
         description = (f"unavailable: {tgt.unavailable}" if tgt.unavailable else
                        getattr(tgt.module, "TARGET_DESCRIPTION", ""))
+        revision = "" if tgt.unavailable else tgt.revision
         devices = ", ".join(["cpu", *accelerator_devices(device_type)])
     return {
         "target": config.stash[TARGET_NAME_KEY],
         "target_description": description,
+        "contract_revision": revision,
         "versions": f"python {platform.python_version()}, numpy {_version('numpy')}, "
                     f"torch {_version('torch')}, hypothesis {hypothesis.__version__}",
         "devices": devices,
@@ -490,6 +497,23 @@ def _run_meta(config: pytest.Config, *, light: bool = False) -> dict[str, Any]:
             "Hypothesis' own per property (an example database is in use)"),
         "rerun": reproduce.rerun_command(config),
     }
+
+
+def _suite_commit() -> str:
+    """The suite's git commit ("+modified" with uncommitted changes), or "" outside a
+    clone (an installed wheel)."""
+    root = suite_root()
+    if not (root / ".git").exists():
+        return ""
+    try:
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], check=True,
+                              capture_output=True, text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain",
+                                "--untracked-files=no"], capture_output=True, text=True,
+                               timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return head + ("+modified" if dirty else "")
 
 
 def _version(dist: str) -> str:
@@ -512,6 +536,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         where = meta["target_description"] or getattr(_target(config).module, "__file__", "?")
     return [
         f"mrv2-conformance target: {meta['target']} ({where})",
+        *([f"contract revision claimed: {meta['contract_revision']!r}"]
+          if meta["contract_revision"] else []),
         f"versions: {meta['versions']}",
         f"devices: {meta['devices']} (accelerator type {_device_choice(config)[0]!r})",
         f"hypothesis profile: {meta['profile']}, seed: {meta['seed']}",
@@ -546,8 +572,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         session.exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED
     path = config.getoption("--conformance-report")
     if path is not None:
-        conformance_report.write(path, _records, {**_run_meta(config),
-                                                  "interrupted": interrupted})
+        conformance_report.write(path, _records, {
+            **_run_meta(config), "interrupted": interrupted, "suite_commit": _suite_commit(),
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")})
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
@@ -583,5 +610,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     if not conformance_report.tested_anything(_records):
         tr.write_line("nothing was tested: every selected property skipped (see -rs); "
                       "the run fails", red=True)
+    else:
+        line = conformance_report.overall(config.stash[TARGET_NAME_KEY], _records, interrupted)
+        tr.write_line(line, bold=True, green=line.endswith("'"), red="NOT" in line)
     if any(r["outcome"] in ("failed", "xpassed") for r in _records) or interrupted:
         tr.write_line(f"rerun this run with: {reproduce.rerun_command(config)}", bold=True)

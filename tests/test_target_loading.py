@@ -60,3 +60,25 @@ def test_a_declared_unsupported_function_skips_its_tests_with_the_reason():
     assert (f"target {TARGETS}.without_pcp does not support partition_batch: this "
             "backend has no prefill context parallelism") in out
     assert "1 skipped" in out, out
+
+
+def test_a_target_is_checked_against_the_revision_it_declares():
+    """The reference claiming "0.30" and implementing it passes every PCP property
+    and the differential comparison (with the reference at "0.30"); the report names
+    the revision."""
+    proc = run_suite("conformance/test_pcp.py", "conformance/test_differential.py",
+                     "-k", "partition or pcp_layout or hidden_restore", "--target",
+                     f"{TARGETS}.revision_030")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == pytest.ExitCode.OK, out
+    assert "conforms to contract revision '0.30'" in out, out
+
+
+def test_an_unknown_revision_is_one_line_usage_error():
+    name = f"{TARGETS}.unknown_revision"
+    proc = run_suite("conformance/test_slot_table.py", "--target", name)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == pytest.ExitCode.USAGE_ERROR, out
+    assert (f"target {name} declares CONTRACT_REVISION '0.99', which the suite does not "
+            "know; known: '#51210'") in proc.stderr, out
+    assert "Traceback" not in out

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from mrv2_conformance.impl import RankSegment, pcp
+from mrv2_conformance.impl.revisions import DEFAULT
 from mrv2_conformance.tests.mutants._patch import with_patches
 
 from mrv2_conformance import impl
@@ -17,7 +18,8 @@ def make_rank_segments(
     replicate_decodes: bool = True,
     reverse_within_group: bool = False,
 ):
-    def rank_segments(global_batch, world_size, rank):
+    def rank_segments(global_batch, world_size, rank, revision=DEFAULT):
+        # The mutants claim the default revision; ``revision`` is ignored.
         segments = []
         for g, q in enumerate(global_batch.num_scheduled_tokens.tolist()):
             start = int(global_batch.query_start_loc_np[g])
