@@ -1,6 +1,7 @@
 """Target ``mrv2_conformance.adapters.vllm``: the installed vLLM's MRV2 input path
-(README, "vLLM as a target"). Run it in its own process (``tox -e vllm-0.34.0``,
-``tox -e vllm-0.27.1``): importing vLLM changes process-wide state.
+(README, "vLLM as a target"). Run it in its own process (``tox -e vllm-<release>``,
+``tox -m vllm``): importing vLLM changes process-wide state. It claims the contract
+revision its ``PCPManager`` implements (``adapters/_vllm/pcp.contract_revision``).
 
 Without vLLM installed, importing this raises ``TargetUnavailable`` and every
 conformance test skips with the reason.
@@ -17,7 +18,7 @@ from mrv2_conformance.conformance.target import TargetUnavailable
 # missing is a real import error, reported as such.)
 if importlib.util.find_spec("vllm") is None:
     raise TargetUnavailable(
-        "vLLM is not installed (run `tox -e vllm-0.34.0` or `tox -e vllm-0.27.1`; README, "
+        "vLLM is not installed (run `tox -m vllm`, or `tox -e vllm-<release>`; README, "
         "'vLLM as a target')")
 
 from mrv2_conformance.adapters._vllm import upstream
@@ -28,17 +29,26 @@ from mrv2_conformance.adapters._vllm.interface import (
     gather_batch_req_state,
     make_dummy,
     prepare_inputs,
+    probe,
     sort_batch_req_ids,
 )
 
 VLLM_VERSION: str = upstream.VERSION
+CONTRACT_REVISION = "#51210"  # what a release without PCP can claim: it never reaches F3
 if upstream.pcp_manager is not None:
-    from mrv2_conformance.adapters._vllm.pcp import build_pcp_layout, partition_batch  # noqa: F401
+    from mrv2_conformance.adapters._vllm.pcp import (  # noqa: F401
+        build_pcp_layout,
+        contract_revision,
+        partition_batch,
+    )
+    CONTRACT_REVISION = contract_revision()
 else:  # the pcp properties skip with this reason
     UNSUPPORTED = {name: f"vLLM {VLLM_VERSION} has no MRV2 PCPManager"
                    for name in ("build_pcp_layout", "partition_batch")}
-TARGET_DESCRIPTION = f"vLLM {VLLM_VERSION} at {upstream.vllm.__path__[0]}"
+probe()  # a runner attribute or API this release has and the adapter lacks: one line
+TARGET_DESCRIPTION = (f"vLLM {VLLM_VERSION} at {upstream.vllm.__path__[0]}, contract "
+                      f"revision {CONTRACT_REVISION!r} (read from its PCPManager)")
 
-__all__ = ["TARGET_DESCRIPTION", "VLLM_VERSION", "InputBuffers", "SlotTable",
+__all__ = ["CONTRACT_REVISION", "TARGET_DESCRIPTION", "VLLM_VERSION", "InputBuffers", "SlotTable",
            "async_copy_to_gpu", "gather_batch_req_state", "make_dummy", "prepare_inputs",
            "sort_batch_req_ids"]

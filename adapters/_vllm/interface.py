@@ -9,23 +9,18 @@ filled in: a release that lacks a field or a check fails the property that needs
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 import torch
-from mrv2_conformance.adapters._vllm import runner, upstream
+from mrv2_conformance.adapters._vllm import runner
 from mrv2_conformance.adapters._vllm.environment import host_memory_stand_ins
 from mrv2_conformance.adapters._vllm.slot_table import SlotTable
-from mrv2_conformance.adapters._vllm.upstream import (
-    API,
-    Runner,
-    buffer_utils,
-    input_batch,
-    model_runner,
-)
+from mrv2_conformance.adapters._vllm.upstream import API, UnknownApi, buffer_utils, input_batch
 
 __all__ = ["InputBuffers", "SlotTable", "async_copy_to_gpu", "gather_batch_req_state",
-           "make_dummy", "prepare_inputs", "sort_batch_req_ids"]
+           "make_dummy", "prepare_inputs", "probe", "sort_batch_req_ids"]
 
 
 class InputBuffers(input_batch.InputBuffers):
@@ -40,11 +35,9 @@ class InputBuffers(input_batch.InputBuffers):
 def sort_batch_req_ids(num_tokens_per_req: Mapping[str, int],
                        draft_tokens: Mapping[str, Sequence[int]],
                        decode_query_len: int) -> list[str]:
-    if API.sort_takes_drafts:
-        return model_runner.sort_batch_req_ids(num_tokens_per_req, draft_tokens,
-                                               decode_query_len)
-    # Before #51210 the sort had no drafts argument: drafts did not affect the order.
-    return model_runner.sort_batch_req_ids(num_tokens_per_req, decode_query_len)
+    # Before #51210 the sort had no drafts parameter: drafts did not affect the order.
+    return API.sort(num_tokens_per_req=num_tokens_per_req, draft_tokens=draft_tokens,
+                    decode_query_len=decode_query_len)
 
 
 def _scheduler_output(batch: Any) -> Any:
@@ -57,14 +50,15 @@ def gather_batch_req_state(batch: Any, slot_table: SlotTable, decode_query_len: 
     """0.28.0+: ``GPUModelRunner.gather_batch_req_state``. Before, the gather was inline
     in ``prepare_inputs``: it runs there (into scratch buffers) and its batch, which
     carries the gathered fields, is returned."""
-    if not API.has_gather:
+    if API.gather is None:
         buffers = InputBuffers(slot_table.max_num_reqs,
                                max(1, int(batch.total_num_scheduled_tokens)),
                                slot_table.device)
         return prepare_inputs(batch, slot_table, buffers, decode_query_len)
     stand_in = runner.stand_in(slot_table.req_states, decode_query_len)
     with host_memory_stand_ins(buffer_utils):
-        state, _ = Runner.gather_batch_req_state(stand_in, _scheduler_output(batch), False)
+        state, _ = API.gather(stand_in, scheduler_output=_scheduler_output(batch),
+                              dummy_run=False)
     return state
 
 
@@ -77,11 +71,11 @@ def prepare_inputs(batch: Any, slot_table: SlotTable, input_buffers: InputBuffer
     step = _scheduler_output(batch)
     desc = runner.eager_descriptor(int(batch.total_num_scheduled_tokens))
     with host_memory_stand_ins(buffer_utils):
-        if API.prepare_takes_batch_state:
-            state, _ = Runner.gather_batch_req_state(stand_in, step, False)
-            out = Runner.prepare_inputs(stand_in, step, state, desc, 0)
-        else:
-            out = Runner.prepare_inputs(stand_in, step, desc)
+        state = None
+        if API.prepare.takes("batch_req_state"):
+            state, _ = API.gather(stand_in, scheduler_output=step, dummy_run=False)
+        out = API.prepare(stand_in, scheduler_output=step, batch_req_state=state,
+                          batch_desc=desc, num_active_loras=0)
     # 0.27.1's PCPManager reads the runner's slot table: remember which it was.
     out.adapter_req_states = req_states
     return out
@@ -92,11 +86,10 @@ def make_dummy(num_reqs: int, num_tokens: int, input_buffers: InputBuffers,
     """``InputBatch.make_dummy``. Releases before 0.28.0 take no ``max_query_len``:
     there it is not passed, so it is not checked (the property that expects its
     rejection fails there)."""
-    kwargs = {}
-    if max_query_len is not None and "max_query_len" in API.dummy_params:
-        kwargs["max_query_len"] = max_query_len
+    extra = {} if max_query_len is None else {"max_query_len": max_query_len}
     with host_memory_stand_ins(buffer_utils):
-        return input_batch.InputBatch.make_dummy(num_reqs, num_tokens, input_buffers, **kwargs)
+        return API.make_dummy(num_reqs=num_reqs, num_tokens=num_tokens,
+                              input_buffers=input_buffers, **extra)
 
 
 def async_copy_to_gpu(x: np.ndarray | torch.Tensor, out: torch.Tensor | None = None,
@@ -104,6 +97,24 @@ def async_copy_to_gpu(x: np.ndarray | torch.Tensor, out: torch.Tensor | None = N
     """0.30.0+: ``vllm.utils.torch_utils.async_tensor_h2d`` (dtype kept, or ``out``'s);
     before: ``buffer_utils.async_copy_to_gpu``."""
     with host_memory_stand_ins(buffer_utils):
-        if upstream.async_tensor_h2d is not None:
-            return upstream.async_tensor_h2d(x, device=device, out=out)
-        return buffer_utils.async_copy_to_gpu(x, out=out, device=device)
+        return API.h2d(x=x, data=x, out=out, device=device)
+
+
+def probe() -> None:
+    """One tiny step through every entry point at import: an attribute the runner
+    stand-in lacks or a call the adapter cannot make becomes ``UnknownApi`` (one line,
+    the run stops), instead of every property failing with the same AttributeError.
+    Any other outcome is left to the properties."""
+    table = SlotTable(2)
+    table.add_request("probe", 4)
+    buffers = InputBuffers(2, 8, table.device)
+    batch = SimpleNamespace(num_scheduled_tokens={"probe": 4}, scheduled_spec_decode_tokens={},
+                            total_num_scheduled_tokens=4)
+    try:
+        prepare_inputs(batch, table, buffers, 1)
+        make_dummy(1, 1, buffers)
+    except AttributeError as exc:
+        if "stand-in" in str(exc):
+            raise UnknownApi(str(exc)) from None
+    except Exception:  # a deviation, for the properties to report
+        return

@@ -1,18 +1,28 @@
-"""A stand-in for ``GPUModelRunner``: upstream's methods are called unbound on it.
+"""Stand-ins for what upstream's runner methods read, when they are called unbound.
 
-It carries exactly the attributes those methods read (found by reading them, per
-release), set to what a plain single-GPU runner has: no
-pipeline/decode-context parallelism, no adaptive verification, no fast prefill, no
-R-SWA, one sampled token per step. A scheduler step is a ``SimpleNamespace`` with
-the fields of ``SchedulerOutput`` those methods read.
+* ``stand_in``: a ``GPUModelRunner`` with exactly the attributes those methods read
+  (found by reading them, per release), set to what a plain single-GPU runner has: no
+  pipeline/decode-context parallelism, no adaptive verification, no fast prefill, no
+  R-SWA, one sampled token per step. An attribute it lacks raises an AttributeError
+  naming it and the release, so a release that reads something new says what.
+* ``scheduler_output``: upstream's own ``SchedulerOutput`` (its ``make_empty()``, or
+  its dataclass defaults), with the step's tokens filled in: a field upstream adds
+  arrives with upstream's default, never silently missing.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from types import SimpleNamespace
 from typing import Any
 
-from mrv2_conformance.adapters._vllm.upstream import Runner, model_runner
+from mrv2_conformance.adapters._vllm.upstream import (
+    API,
+    VERSION,
+    SchedulerOutput,
+    UnknownApi,
+    model_runner,
+)
 
 # Hidden attributes the methods read that have nothing to do with the contract.
 _PLAIN_RUNNER = dict(
@@ -24,9 +34,16 @@ _PLAIN_RUNNER = dict(
 )
 
 
+class StandInRunner(SimpleNamespace):
+    def __getattr__(self, name: str) -> Any:  # only for attributes it does not have
+        raise AttributeError(
+            f"vLLM {VERSION}'s GPUModelRunner reads self.{name}, which the adapter's runner "
+            f"stand-in does not have (adapters/_vllm/runner.py)")
+
+
 def stand_in(req_states: Any, decode_query_len: int, input_buffers: Any = None) -> Any:
-    runner = SimpleNamespace(**_PLAIN_RUNNER, req_states=req_states,
-                             decode_query_len=decode_query_len)
+    runner = StandInRunner(**_PLAIN_RUNNER, req_states=req_states,
+                           decode_query_len=decode_query_len)
     if input_buffers is not None:
         runner.input_buffers = input_buffers
         runner.device = input_buffers.device
@@ -34,26 +51,29 @@ def stand_in(req_states: Any, decode_query_len: int, input_buffers: Any = None) 
     return runner
 
 
+def _empty_step() -> Any:
+    if hasattr(SchedulerOutput, "make_empty"):
+        return SchedulerOutput.make_empty()
+    try:
+        return SchedulerOutput()
+    except TypeError as exc:
+        raise UnknownApi(f"vLLM {VERSION}: cannot build an empty SchedulerOutput: {exc}") from None
+
+
 def scheduler_output(num_scheduled_tokens: dict[str, int],
                      scheduled_spec_decode_tokens: dict[str, list[int]],
                      total_num_scheduled_tokens: int) -> Any:
     """A step with no cached-request updates, no new blocks, no structured output."""
-    return SimpleNamespace(
-        num_scheduled_tokens=num_scheduled_tokens,
+    return dataclasses.replace(
+        _empty_step(), num_scheduled_tokens=num_scheduled_tokens,
         scheduled_spec_decode_tokens=scheduled_spec_decode_tokens,
-        total_num_scheduled_tokens=total_num_scheduled_tokens,
-        scheduled_cached_reqs=SimpleNamespace(req_ids=[], num_computed_tokens=[],
-                                              new_block_ids=[]),
-        new_block_ids_to_zero=None,
-        kv_cache_block_copies=None,
-        has_structured_output_requests=False,
-    )
+        total_num_scheduled_tokens=total_num_scheduled_tokens)
 
 
 def update_requests(req_states: Any) -> None:
     """Upstream's per-step bookkeeping (it clamps ``num_computed_prefill_tokens`` to
     ``prefill_len``), for a step that only admitted requests."""
-    Runner.update_requests(stand_in(req_states, 1), scheduler_output({}, {}, 0))
+    API.update_requests(stand_in(req_states, 1), scheduler_output=scheduler_output({}, {}, 0))
 
 
 def eager_descriptor(num_tokens: int) -> Any:
@@ -61,3 +81,7 @@ def eager_descriptor(num_tokens: int) -> Any:
     from vllm.config import CUDAGraphMode
     return model_runner.BatchExecutionDescriptor(cg_mode=CUDAGraphMode.NONE,
                                                  num_tokens=num_tokens, num_reqs=None)
+
+
+__all__ = ["StandInRunner", "eager_descriptor", "scheduler_output", "stand_in",
+           "update_requests"]

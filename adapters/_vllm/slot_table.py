@@ -8,7 +8,7 @@ import numpy as np
 import torch
 from mrv2_conformance.adapters._vllm import runner
 from mrv2_conformance.adapters._vllm.environment import has_accelerator, host_memory_stand_ins
-from mrv2_conformance.adapters._vllm.upstream import buffer_utils, states
+from mrv2_conformance.adapters._vllm.upstream import API, buffer_utils
 
 # RequestState sizes its token store [max_num_reqs, max_model_len]; the suite's
 # requests are far shorter (strategies: prefill_len <= 96).
@@ -42,7 +42,7 @@ class SlotTable:
 
     def _new_states(self, device: torch.device) -> Any:
         with host_memory_stand_ins(buffer_utils):
-            return states.RequestState(
+            return API.request_state(
                 max_num_reqs=self.max_num_reqs, max_model_len=MAX_MODEL_LEN,
                 max_num_batched_tokens=MAX_MODEL_LEN, num_speculative_steps=MAX_SPEC_STEPS,
                 vocab_size=_VOCAB_SIZE, device=device)
@@ -50,7 +50,7 @@ class SlotTable:
     @staticmethod
     def _add(req_states: Any, req_id: str, prefill_len: int, num_computed_tokens: int) -> None:
         with host_memory_stand_ins(buffer_utils):
-            req_states.add_request(req_id, prompt_len=prefill_len,
+            API.add_request(req_states, req_id=req_id, prompt_len=prefill_len,
                                    all_token_ids=[0] * prefill_len,
                                    num_computed_tokens=num_computed_tokens,
                                    max_tokens=MAX_MODEL_LEN)
