@@ -4,7 +4,16 @@ One entry per line, three fields separated by `` | ``::
 
     <test id prefix> | <regular expression> | <reason>
 
-Lines starting with ``#`` are comments. An entry applies to every collected test whose
+Lines starting with ``#`` are comments. A prefix may start with a release range in
+brackets, a requirement on an installed distribution: ``[vllm>=0.30.0,<0.32.0]
+conformance/...``; the entry applies only where that distribution is installed in a
+version the range holds (so one file documents every release of a target). A reason
+may cite source as ``<path>.py::<Qualified.name>`` (e.g.
+``vllm/v1/worker/gpu/input_batch.py::InputBatch.make_dummy``): where that file is
+found on ``sys.path`` the citation gains the line of the definition in the installed
+version (``input_batch.py:171 (InputBatch.make_dummy)``).
+
+An entry applies to every collected test whose
 id starts with the prefix. A test with entries is an expected failure only if *every*
 failure line it reports (one per field that breaks the contract: see
 ``assertions.every_failure``) matches the pattern of one of its entries
@@ -16,9 +25,15 @@ pattern matches no failure of the run is stale (a warning; an error with
 
 from __future__ import annotations
 
+import ast
+import functools
 import re
+import sys
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
+
+from packaging.requirements import InvalidRequirement, Requirement
 
 SEPARATOR = " | "
 
@@ -63,8 +78,65 @@ def parse(path: Path) -> list[Entry]:
             compiled = re.compile(pattern)
         except re.error as exc:
             raise XfailsFileError(f"{path}:{lineno}: bad pattern {pattern!r}: {exc}") from None
-        entries.append(Entry(prefix, compiled, reason, lineno))
+        prefix, applies = _release_range(prefix, f"{path}:{lineno}")
+        if applies:
+            entries.append(Entry(prefix, compiled, cite_lines(reason), lineno))
     return entries
+
+
+def _release_range(prefix: str, where: str) -> tuple[str, bool]:
+    """(the test id prefix, whether the entry applies to what is installed)."""
+    if not prefix.startswith("["):
+        return prefix, True
+    spec, sep, rest = prefix[1:].partition("]")
+    try:
+        req = Requirement(spec)
+    except InvalidRequirement as exc:
+        raise XfailsFileError(f"{where}: bad release range [{spec}]: {exc}") from None
+    if not sep or not rest.strip():
+        raise XfailsFileError(f"{where}: expected '[<release range>] <test id prefix>', got "
+                              f"{prefix[:80]!r}")
+    try:
+        installed = metadata.version(req.name)
+    except metadata.PackageNotFoundError:
+        return rest.strip(), False
+    return rest.strip(), req.specifier.contains(installed, prereleases=True)
+
+
+_CITATION = re.compile(r"\b((?:[\w.-]+/)*[\w.-]+\.py)::([A-Za-z_][\w.]*\w)")
+
+
+@functools.cache
+def _definitions(path: str) -> dict[str, int]:
+    """Qualified name -> line of every class and function in the first ``path`` found
+    under a ``sys.path`` entry ({} if none)."""
+    for root in sys.path:
+        file = Path(root or ".") / path
+        if file.is_file():
+            break
+    else:
+        return {}
+    lines: dict[str, int] = {}
+
+    def visit(node: ast.AST, scope: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                name = f"{scope}{child.name}"
+                lines.setdefault(name, child.lineno)
+                visit(child, name + ".")
+    try:
+        visit(ast.parse(file.read_text(encoding="utf-8")), "")
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    return lines
+
+
+def cite_lines(reason: str) -> str:
+    """``path.py::Name`` citations with the installed definition's line added."""
+    def one(m: re.Match[str]) -> str:
+        line = _definitions(m.group(1)).get(m.group(2))
+        return f"{m.group(1)}:{line} ({m.group(2)})" if line else m.group(0)
+    return _CITATION.sub(one, reason)
 
 
 def matching(entries: list[Entry], nodeid: str) -> list[Entry]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import re
 
@@ -32,6 +33,37 @@ def test_xfails_parse_match_and_cover(tmp_path):
         path.write_text(bad)
         with pytest.raises(xfails.XfailsFileError, match=f"t.txt:1: {re.escape(why)}"):
             xfails.parse(path)
+
+
+def test_xfails_release_ranges_apply_by_the_installed_version(tmp_path):
+    """``[dist<spec>] prefix``: the entry applies only where ``dist`` is installed in a
+    version the range holds; a bad range is an error naming the line."""
+    pytest_version = importlib.metadata.version("pytest")
+    path = tmp_path / "t.txt"
+    path.write_text(f"[pytest=={pytest_version}] conformance/a | x | this pytest\n"
+                    f"[pytest!={pytest_version}] conformance/b | x | another pytest\n"
+                    "[not-a-distribution-here>=1] conformance/c | x | not installed\n"
+                    f"[pytest>=1,<=={pytest_version}] conformance/d | x | bad\n")
+    with pytest.raises(xfails.XfailsFileError, match=r"t.txt:4: bad release range"):
+        xfails.parse(path)
+    path.write_text("\n".join(path.read_text().splitlines()[:3]) + "\n")
+    assert [(e.prefix, e.line) for e in xfails.parse(path)] == [("conformance/a", 1)]
+    path.write_text("[pytest>=1] | x | no prefix\n")
+    with pytest.raises(xfails.XfailsFileError, match=r"t.txt:1: expected '\[<release range>\]"):
+        xfails.parse(path)
+
+
+def test_xfails_reasons_cite_the_installed_line(tmp_path, monkeypatch):
+    src = tmp_path / "pkg" / "mod.py"
+    src.parent.mkdir()
+    src.write_text("import os\n\n\nclass Batch:\n    x = 1\n\n    def make(self):\n"
+                   "        pass\n\n\ndef top():\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    xfails._definitions.cache_clear()
+    cited = xfails.cite_lines("pkg/mod.py::Batch.make asserts; pkg/mod.py::top, "
+                              "pkg/mod.py::Missing and other/x.py::Batch stay as written")
+    assert cited == ("pkg/mod.py:7 (Batch.make) asserts; pkg/mod.py:11 (top), "
+                     "pkg/mod.py::Missing and other/x.py::Batch stay as written")
 
 
 def test_parse_failure_extracts_message_example_and_snippet():
