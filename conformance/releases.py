@@ -1,0 +1,112 @@
+"""The README's revision and release tables, from conformance reports.
+
+    python -m mrv2_conformance.conformance.releases reports/vllm-*.json
+
+Each report is one run (``tox -m vllm`` writes ``reports/vllm-<release>.json``). The
+release table has a row per report: the release, the contract revision it claims,
+each family's verdict, and the date and suite commit of the run. Below it, every
+documented deviation (the xfails reasons, with the upstream lines each release's
+source has) and the releases it shows in.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from mrv2_conformance.conformance import revisions
+from mrv2_conformance.conformance.families import FAMILIES
+from mrv2_conformance.conformance.report import (
+    ReportFormatError,
+    per_family,
+    validate,
+    verdict_of,
+)
+
+_VERSION = re.compile(r"vLLM (\S+)")
+_CITED_LINE = re.compile(r"(\.py):(\d+) \(([\w.]+)\)")
+_XFAILS_SUFFIX = re.compile(r" \([\w.-]+\.txt:\d+\)$")
+
+
+def _release(meta: dict[str, Any]) -> str:
+    m = _VERSION.search(meta.get("target_description", ""))
+    return m.group(1) if m else meta.get("target", "?")
+
+
+def _key(release: str) -> tuple[int, ...]:
+    return tuple(int(p) if p.isdigit() else 0 for p in release.split("."))
+
+
+def _cell(counts: dict[str, int]) -> str:
+    verdict = verdict_of(counts)
+    if verdict == "known deviations":
+        return f"{counts['passed']} pass, {counts['xfailed']} deviate"
+    if verdict == "NON-CONFORMING":
+        return f"**{counts['failed']} FAIL**"
+    return verdict if verdict != "conforms" else f"conforms ({counts['passed']})"
+
+
+def release_table(reports: list[dict[str, Any]]) -> str:
+    families = [f for f in FAMILIES if any(r["family"] == f for d in reports
+                                           for r in d["results"])]
+    head = ["release", "revision", *families, "run (UTC date, suite commit)"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for data in sorted(reports, key=lambda d: _key(_release(d["meta"]))):
+        meta, tally = data["meta"], per_family(data["results"])
+        cells = [_cell(tally[f]) if f in tally else "not run" for f in families]
+        run = f"{meta.get('date', '?')[:10]}, `{meta.get('suite_commit', '?')[:12]}`"
+        lines.append(f"| {_release(meta)} | `{meta.get('contract_revision') or '?'}` | "
+                     + " | ".join(cells) + f" | {run} |")
+    return "\n".join(lines)
+
+
+def deviations(reports: list[dict[str, Any]]) -> str:
+    """Each documented deviation once, with every release it shows in and the line it
+    cites there (a citation's line moves between releases; its text does not)."""
+    seen: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for data in reports:
+        release = _release(data["meta"])
+        for r in data["results"]:
+            if r["outcome"] != "xfailed":
+                continue
+            for reason in r.get("reason", "").split("; "):
+                reason = _XFAILS_SUFFIX.sub("", reason)
+                text = _CITED_LINE.sub(r"\1::\3", reason)
+                lines = [f"{n}" for _, n, _ in _CITED_LINE.findall(reason)]
+                seen[text][release].add(":".join(lines) or "-")
+    out = []
+    for text, where in sorted(seen.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        releases = ", ".join(f"{rel}" + (f" (L{'/'.join(sorted(ls))})" if ls != {"-"} else "")
+                             for rel, ls in sorted(where.items(), key=lambda kv: _key(kv[0])))
+        out.append(f"- {text}  \n  *{releases}*")
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    paths = [Path(p) for p in (sys.argv[1:] if argv is None else argv)]
+    if not paths:
+        print("usage: python -m mrv2_conformance.conformance.releases REPORT.json ...",
+              file=sys.stderr)
+        return 2
+    reports = []
+    for path in paths:
+        try:
+            data = json.loads(path.read_text())
+            validate(data)
+        except (OSError, ValueError, ReportFormatError) as exc:
+            print(f"cannot read conformance report {path}: {exc}", file=sys.stderr)
+            return 2
+        reports.append(data)
+    sys.stdout.write("### Contract revisions\n\n" + revisions.table() + "\n\n"
+                     "### Releases\n\n" + release_table(reports) + "\n\n"
+                     "### Documented deviations (xfails), and where they show\n\n"
+                     + deviations(reports) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
