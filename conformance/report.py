@@ -84,12 +84,13 @@ def overall(target: str, records: list[dict[str, Any]], interrupted: bool = Fals
     tally = Counter(r["outcome"] for r in records)
     failed = tally["failed"] + tally["xpassed"]
     if failed:
-        return f"{target} does NOT conform to contract revision {revision}: {failed} failed"
+        return (f"{target} does NOT conform to contract revision {revision}: {failed} "
+                f"failed")
     if interrupted:
         return f"{target}: incomplete (interrupted) against contract revision {revision}"
-    if tally["xfailed"]:
-        return (f"{target} conforms to contract revision {revision} except for "
-                f"{tally['xfailed']} known deviations (xfails)")
+    if tally["xfailed"]:  # documented is not conforming
+        return (f"{target} does not conform to contract revision {revision}: "
+                f"{tally['xfailed']} known deviations (xfails), no other failure")
     return f"{target} conforms to contract revision {revision}"
 
 

@@ -612,6 +612,6 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
                       "the run fails", red=True)
     else:
         line = conformance_report.overall(config.stash[TARGET_NAME_KEY], _records, interrupted)
-        tr.write_line(line, bold=True, green=line.endswith("'"), red="NOT" in line)
+        tr.write_line(line, bold=True, green=" conforms " in line, red="NOT" in line)
     if any(r["outcome"] in ("failed", "xpassed") for r in _records) or interrupted:
         tr.write_line(f"rerun this run with: {reproduce.rerun_command(config)}", bold=True)

@@ -189,3 +189,16 @@ def test_a_family_with_known_deviations_does_not_conform():
     assert report.verdict_of({"passed": 3, "xfailed": 1, "failed": 1}) == \
         "NON-CONFORMING"
     assert report.verdict_of({"skipped": 2}) == "not checked"
+
+
+def test_overall_line_names_the_revision_and_never_calls_a_deviation_conforming():
+    def recs(*outcomes):
+        return [{"outcome": o, "revision": "0.30"} for o in outcomes]
+    assert report.overall("t", recs("passed", "skipped")) == \
+        "t conforms to contract revision '0.30'"
+    assert report.overall("t", recs("passed", "xfailed")) == (
+        "t does not conform to contract revision '0.30': 1 known deviations (xfails), "
+        "no other failure")
+    assert report.overall("t", recs("xfailed", "failed", "xpassed")) == \
+        "t does NOT conform to contract revision '0.30': 2 failed"
+    assert "incomplete (interrupted)" in report.overall("t", recs("passed"), interrupted=True)
