@@ -19,17 +19,31 @@ from mrv2_conformance.adapters._vllm.environment import host_memory_stand_ins
 from mrv2_conformance.adapters._vllm.slot_table import SlotTable
 from mrv2_conformance.adapters._vllm.upstream import API, UnknownApi, buffer_utils, input_batch
 
-__all__ = ["InputBuffers", "SlotTable", "async_copy_to_gpu", "gather_batch_req_state",
-           "make_dummy", "prepare_inputs", "probe", "sort_batch_req_ids"]
+__all__ = [
+    "InputBuffers",
+    "SlotTable",
+    "async_copy_to_gpu",
+    "buffers_class",
+    "gather_batch_req_state",
+    "make_dummy",
+    "prepare_inputs",
+    "probe",
+    "sort_batch_req_ids",
+]
 
 
-class InputBuffers(input_batch.InputBuffers):
-    """Upstream's buffers; the device argument normalised to ``torch.device`` as the
-    runner passes it."""
+def buffers_class(base: type) -> type:
+    """``base`` (upstream's buffers, or a plugin's), the device argument normalised to
+    ``torch.device`` as the runner passes it."""
+    class InputBuffers(base):  # type: ignore[misc,valid-type]
+        def __init__(self, max_num_reqs: int, max_num_tokens: int,
+                     device: torch.device | str) -> None:
+            super().__init__(max_num_reqs, max_num_tokens, torch.device(device))
+    InputBuffers.__qualname__ = f"InputBuffers({base.__name__})"
+    return InputBuffers
 
-    def __init__(self, max_num_reqs: int, max_num_tokens: int,
-                 device: torch.device | str) -> None:
-        super().__init__(max_num_reqs, max_num_tokens, torch.device(device))
+
+InputBuffers = buffers_class(input_batch.InputBuffers)
 
 
 def sort_batch_req_ids(num_tokens_per_req: Mapping[str, int],
@@ -51,7 +65,7 @@ def gather_batch_req_state(batch: Any, slot_table: SlotTable, decode_query_len: 
     in ``prepare_inputs``: it runs there (into scratch buffers) and its batch, which
     carries the gathered fields, is returned."""
     if API.gather is None:
-        buffers = InputBuffers(slot_table.max_num_reqs,
+        buffers = buffers_class(API.classes.input_buffers)(slot_table.max_num_reqs,
                                max(1, int(batch.total_num_scheduled_tokens)),
                                slot_table.device)
         return prepare_inputs(batch, slot_table, buffers, decode_query_len)
@@ -107,7 +121,7 @@ def probe() -> None:
     Any other outcome is left to the properties."""
     table = SlotTable(2)
     table.add_request("probe", 4)
-    buffers = InputBuffers(2, 8, table.device)
+    buffers = buffers_class(API.classes.input_buffers)(2, 8, table.device)
     batch = SimpleNamespace(num_scheduled_tokens={"probe": 4}, scheduled_spec_decode_tokens={},
                             total_num_scheduled_tokens=4)
     try:

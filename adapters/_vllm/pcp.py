@@ -48,7 +48,8 @@ def _manager(world_size: int, rank: int, device: torch.device, global_batch: Any
              input_buffers: Any | None) -> Any:
     # Decodes replicated; 0.27.1 reads the slot table the batch came from.
     kwargs: dict[str, Any] = dict(shard_decode_requests=False,
-                                  req_states=getattr(global_batch, "adapter_req_states", None))
+                                  req_states=getattr(global_batch, "adapter_req_states", None),
+                                  **dict(API.classes.pcp_kwargs))
     if input_buffers is not None:  # sizes the manager's per-row state for these buffers
         kwargs["max_num_reqs"] = -(-input_buffers.max_num_reqs // 2)
         kwargs["max_num_tokens"] = input_buffers.max_num_tokens
@@ -111,7 +112,8 @@ def contract_revision() -> str:
     qsl = np.concatenate([[0], np.cumsum(counts)])
     with host_memory_stand_ins(buffer_utils):
         manager = API.pcp_init(pcp_world_size=1, pcp_rank=0, device=torch.device("cpu"),
-                               shard_decode_requests=False, req_states=None)
+                               shard_decode_requests=False, req_states=None,
+                               **dict(API.classes.pcp_kwargs))
         segments, _ = API.pcp_layout(
             manager, num_scheduled_tokens=np.array(counts, dtype=np.int32),
             num_computed_tokens=np.array(computed, dtype=np.int32),

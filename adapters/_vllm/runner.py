@@ -1,7 +1,8 @@
 """Stand-ins for what upstream's runner methods read, when they are called unbound.
 
 * ``stand_in``: a ``GPUModelRunner`` with exactly the attributes those methods read
-  (found by reading them, per release), set to what a plain single-GPU runner has: no
+  (found by reading them, per release) and the runner class's own methods, set to
+  what a plain single-GPU runner has: no
   pipeline/decode-context parallelism, no adaptive verification, no fast prefill, no
   R-SWA, one sampled token per step. An attribute it lacks raises an AttributeError
   naming it and the release, so a release that reads something new says what.
@@ -13,7 +14,8 @@
 from __future__ import annotations
 
 import dataclasses
-from types import SimpleNamespace
+import inspect
+from types import FunctionType, SimpleNamespace
 from typing import Any
 
 from mrv2_conformance.adapters._vllm.upstream import (
@@ -36,14 +38,19 @@ _PLAIN_RUNNER = dict(
 
 class StandInRunner(SimpleNamespace):
     def __getattr__(self, name: str) -> Any:  # only for attributes it does not have
+        # The runner class's own methods (and properties), bound to the stand-in: a
+        # method may call a helper of its class (the plugin's _update_seq_lens_cpu).
+        member = inspect.getattr_static(API.classes.runner, name, None)
+        if isinstance(member, (FunctionType, property)):
+            return member.__get__(self)
         raise AttributeError(
-            f"vLLM {VERSION}'s GPUModelRunner reads self.{name}, which the adapter's runner "
-            f"stand-in does not have (adapters/_vllm/runner.py)")
+            f"vLLM {VERSION}: {API.classes.runner.__name__} reads self.{name}, which the "
+            f"adapter's runner stand-in does not have (adapters/_vllm/runner.py)")
 
 
 def stand_in(req_states: Any, decode_query_len: int, input_buffers: Any = None) -> Any:
-    runner = StandInRunner(**_PLAIN_RUNNER, req_states=req_states,
-                           decode_query_len=decode_query_len)
+    runner = StandInRunner(**_PLAIN_RUNNER, **dict(API.classes.runner_attrs),
+                           req_states=req_states, decode_query_len=decode_query_len)
     if input_buffers is not None:
         runner.input_buffers = input_buffers
         runner.device = input_buffers.device

@@ -11,6 +11,7 @@ seen either runs or says what it does not know.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import SimpleNamespace
 from importlib import metadata
 from typing import Any
 
@@ -47,9 +48,30 @@ Runner: type = model_runner.GPUModelRunner
 
 
 @dataclass(frozen=True)
+class Classes:
+    """The classes whose methods the adapter calls: upstream's, or a plugin's
+    subclasses of them (a backend's runner, buffers, batch, state, PCP manager)."""
+
+    runner: type
+    input_buffers: type
+    input_batch: type  # its make_dummy
+    request_state: type
+    pcp_manager: type | None
+    # Attributes the plugin's runner methods read beyond upstream's, and what its
+    # PCPManager takes beyond upstream's parameters.
+    runner_attrs: tuple[tuple[str, Any], ...] = ()
+    pcp_kwargs: tuple[tuple[str, Any], ...] = ()
+
+
+UPSTREAM = Classes(Runner, input_batch.InputBuffers, input_batch.InputBatch,
+                   states.RequestState, pcp_manager.PCPManager if pcp_manager else None)
+
+
+@dataclass
 class Api:
     """How this release's MRV2 functions are called (each found by signature)."""
 
+    classes: Classes
     sort: Call
     gather: Call | None  # GPUModelRunner.gather_batch_req_state (0.28.0+); before, inline
     prepare: Call
@@ -63,48 +85,60 @@ class Api:
     pcp_layout: Call | None
 
 
-def detect() -> Api:
+def detect(classes: Classes = UPSTREAM, who: str = f"vLLM {VERSION}") -> Api:
     def find(owner: Any, path: str, can_pass: tuple[str, ...], method: bool = False) -> Call:
-        return call(f"vLLM {VERSION}", owner, path, can_pass, method)
+        return call(who, owner, path, can_pass, method)
 
-    has_gather = hasattr(Runner, "gather_batch_req_state")
-    has_pcp = pcp_manager is not None
-    return Api(
+    def construct(cls: type, can_pass: tuple[str, ...]) -> Call:  # the class itself
+        return find(SimpleNamespace(__name__=cls.__module__, **{cls.__name__: cls}),
+                    cls.__name__, can_pass)
+
+    run, pcp = classes.runner, classes.pcp_manager
+    has_gather = hasattr(run, "gather_batch_req_state")
+    api = Api(
+        classes=classes,
         sort=find(model_runner, "sort_batch_req_ids",
                   ("num_tokens_per_req", "draft_tokens", "decode_query_len")),
-        gather=find(Runner, "gather_batch_req_state", ("scheduler_output", "dummy_run"),
+        gather=find(run, "gather_batch_req_state", ("scheduler_output", "dummy_run"),
                     method=True) if has_gather else None,
-        prepare=find(Runner, "prepare_inputs",
+        prepare=find(run, "prepare_inputs",
                      ("scheduler_output", "batch_req_state", "batch_desc", "num_active_loras"),
                      method=True),
-        update_requests=find(Runner, "update_requests", ("scheduler_output",), method=True),
-        make_dummy=find(input_batch, "InputBatch.make_dummy",
+        update_requests=find(run, "update_requests", ("scheduler_output",), method=True),
+        make_dummy=find(classes.input_batch, "make_dummy",
                         ("num_reqs", "num_tokens", "input_buffers", "max_query_len")),
-        request_state=find(states, "RequestState", (
+        request_state=construct(classes.request_state, (
             "max_num_reqs", "max_model_len", "max_num_batched_tokens", "num_speculative_steps",
             "vocab_size", "device")),
-        add_request=find(states, "RequestState.add_request", (
+        add_request=find(classes.request_state, "add_request", (
             "req_id", "prompt_len", "all_token_ids", "num_computed_tokens", "max_tokens"),
             method=True),
         h2d=find(buffer_utils, "async_copy_to_gpu", ("x", "out", "device"))
         if torch_utils is None
         else find(torch_utils, "async_tensor_h2d", ("data", "device", "out")),
-        pcp_init=find(pcp_manager, "PCPManager", (
+        pcp_init=construct(pcp, (
             "pcp_world_size", "pcp_rank", "device", "shard_decode_requests", "req_states",
-            "max_num_reqs", "max_num_tokens")) if has_pcp else None,
-        pcp_partition=find(pcp_manager, "PCPManager.partition_batch",
-                           ("input_batch", "batch_desc"), method=True) if has_pcp else None,
-        pcp_layout=find(pcp_manager, "PCPManager._build_batch_layout", (
+            "max_num_reqs", "max_num_tokens", *dict(classes.pcp_kwargs))) if pcp else None,
+        pcp_partition=find(pcp, "partition_batch", ("input_batch", "batch_desc"),
+                           method=True) if pcp else None,
+        pcp_layout=find(pcp, "_build_batch_layout", (
             "num_scheduled_tokens", "num_computed_tokens", "is_prefilling",
-            "query_start_loc_np"), method=True) if has_pcp else None,
+            "query_start_loc_np"), method=True) if pcp else None,
     )
+    if api.prepare.takes("batch_req_state") and api.gather is None:
+        raise UnknownApi(f"{who}: {run.__name__}.prepare_inputs takes batch_req_state but "
+                         f"there is no gather_batch_req_state to build it")
+    return api
 
 
 API = detect()
-if API.prepare.takes("batch_req_state") and API.gather is None:
-    raise UnknownApi(f"vLLM {VERSION}: GPUModelRunner.prepare_inputs takes batch_req_state "
-                     f"but there is no GPUModelRunner.gather_batch_req_state to build it")
 
-__all__ = ["API", "VERSION", "Call", "Runner", "SchedulerOutput", "UnknownApi",
-           "buffer_utils", "input_batch", "model_runner", "pcp_manager", "states",
-           "torch_utils"]
+
+def activate(classes: Classes, who: str) -> None:
+    """Drive a plugin's classes instead of upstream's (one target per process)."""
+    vars(API).update(vars(detect(classes, who)))
+
+
+__all__ = ["API", "UPSTREAM", "VERSION", "Call", "Classes", "Runner", "SchedulerOutput",
+           "UnknownApi", "activate", "buffer_utils", "input_batch", "model_runner",
+           "pcp_manager", "states", "torch_utils"]
