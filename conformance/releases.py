@@ -28,7 +28,7 @@ from mrv2_conformance.conformance.report import (
 )
 
 _VERSION = re.compile(r"vLLM (\S+)")
-_CITED_LINE = re.compile(r"(\.py):(\d+) \(([\w.]+)\)")
+_CITED_LINE = re.compile(r"(\.py):(\d+(?:/\d+)*) \(([\w.]+)\)")
 _XFAILS_SUFFIX = re.compile(r" \([\w.-]+\.txt:\d+\)$")
 
 

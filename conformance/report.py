@@ -177,6 +177,9 @@ def to_markdown(data: dict[str, Any]) -> str:
                   "results of the properties that ran; they do not show conformance.**", ""]
     if results and tested_anything(results):
         lines += [f"**{overall(meta.get('target', '?'), results, interrupted)}**", ""]
+    if meta.get("disclosures"):
+        lines += ["What the target replaced or generated:", ""]
+        lines += [f"- {d}" for d in meta["disclosures"]] + [""]
     lines += [f"{meta.get('versions', '')}; devices: {meta.get('devices', '')}; "
               f"Hypothesis profile `{meta.get('profile', '?')}`, seed {meta.get('seed', '?')}",
               "",

@@ -1,6 +1,7 @@
 """Known non-conformance per target: ``xfails/<target>.txt`` (or ``--xfails FILE``).
 
-One entry per line, three fields separated by `` | ``::
+``--xfails`` may be given more than once (a plugin's file beside the one of the
+library it builds on). One entry per line, three fields separated by `` | ``::
 
     <test id prefix> | <regular expression> | <reason>
 
@@ -44,6 +45,11 @@ class Entry:
     pattern: re.Pattern[str]
     reason: str
     line: int
+    source: str = ""  # the file's path
+
+    @property
+    def where(self) -> str:
+        return f"{Path(self.source).name}:{self.line}"
 
 
 class XfailsFileError(Exception):
@@ -80,7 +86,7 @@ def parse(path: Path) -> list[Entry]:
             raise XfailsFileError(f"{path}:{lineno}: bad pattern {pattern!r}: {exc}") from None
         prefix, applies = _release_range(prefix, f"{path}:{lineno}")
         if applies:
-            entries.append(Entry(prefix, compiled, cite_lines(reason), lineno))
+            entries.append(Entry(prefix, compiled, reason, lineno, str(path)))
     return entries
 
 
@@ -107,23 +113,26 @@ _CITATION = re.compile(r"\b((?:[\w.-]+/)*[\w.-]+\.py)::([A-Za-z_][\w.]*\w)")
 
 
 @functools.cache
-def _definitions(path: str) -> dict[str, int]:
-    """Qualified name -> line of every class and function in the first ``path`` found
-    under a ``sys.path`` entry ({} if none)."""
+def _definitions(path: str) -> dict[str, list[int]]:
+    """Qualified name -> lines of the definitions of every class and function in the
+    first ``path`` found under a ``sys.path`` entry ({} if none). A name defined on
+    both branches of an ``if`` (a port's per-release methods) has both lines."""
     for root in sys.path:
         file = Path(root or ".") / path
         if file.is_file():
             break
     else:
         return {}
-    lines: dict[str, int] = {}
+    lines: dict[str, list[int]] = {}
 
     def visit(node: ast.AST, scope: str) -> None:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
                 name = f"{scope}{child.name}"
-                lines.setdefault(name, child.lineno)
+                lines.setdefault(name, []).append(child.lineno)
                 visit(child, name + ".")
+            elif isinstance(child, (ast.If, ast.Try, ast.With)):
+                visit(child, scope)
     try:
         visit(ast.parse(file.read_text(encoding="utf-8")), "")
     except (OSError, SyntaxError, ValueError):
@@ -132,10 +141,12 @@ def _definitions(path: str) -> dict[str, int]:
 
 
 def cite_lines(reason: str) -> str:
-    """``path.py::Name`` citations with the installed definition's line added."""
+    """``path.py::Name`` citations with the installed definition's line added (resolved
+    when a failure is reported: the target, on whose path the file may be, is loaded)."""
     def one(m: re.Match[str]) -> str:
-        line = _definitions(m.group(1)).get(m.group(2))
-        return f"{m.group(1)}:{line} ({m.group(2)})" if line else m.group(0)
+        lines = _definitions(m.group(1)).get(m.group(2))
+        return (f"{m.group(1)}:{'/'.join(map(str, lines))} ({m.group(2)})" if lines
+                else m.group(0))
     return _CITATION.sub(one, reason)
 
 

@@ -65,7 +65,7 @@ TARGET_KEY = pytest.StashKey["Target"]()
 TARGET_NAME_KEY = pytest.StashKey[str]()
 WORKERS_NOTE_KEY = pytest.StashKey[str]()
 FINGERPRINT_KEY = pytest.StashKey["reference.Fingerprint"]()
-XFAILS_KEY = pytest.StashKey[tuple[Path, list[xfails.Entry]] | None]()
+XFAILS_KEY = pytest.StashKey[list[xfails.Entry] | None]()
 ITEM_XFAILS_KEY = pytest.StashKey[list[xfails.Entry]]()
 ACTIVE_KEY = pytest.StashKey[bool]()
 
@@ -81,9 +81,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--target", default=None,
                     help="module implementing the target interface (default: "
                          f"${TARGET_ENV_VAR} or {DEFAULT_TARGET}, the reference)")
-    group.addoption("--xfails", default=None, type=Path,
+    group.addoption("--xfails", default=None, type=Path, action="append",
                     help="known non-conformance of the target: test id prefixes, patterns "
-                         "and reasons (default: xfails/<target>.txt when it exists)")
+                         "and reasons (default: xfails/<target>.txt when it exists); "
+                         "may be given more than once")
     group.addoption("--strict-xfails", action="store_true",
                     help="an xfails entry whose test passes fails the run (XPASS strict)")
     group.addoption("--conformance-report", default=None, type=Path, metavar="JSON",
@@ -310,14 +311,15 @@ def _target(config: pytest.Config) -> Target:
     return config.stash[TARGET_KEY]
 
 
-def _load_xfails(config: pytest.Config) -> tuple[Path, list[xfails.Entry]] | None:
-    path = config.getoption("--xfails")
-    if path is None:
+def _load_xfails(config: pytest.Config) -> list[xfails.Entry] | None:
+    paths = config.getoption("--xfails")
+    if paths is None:
         path = xfails.default_path(suite_root(), config.stash[TARGET_NAME_KEY])
         if not path.exists():
             return None
+        paths = [path]
     try:
-        return path, xfails.parse(path)
+        return [e for path in paths for e in xfails.parse(path)]
     except xfails.XfailsFileError as exc:
         raise pytest.UsageError(f"xfails file: {exc}") from None
 
@@ -378,10 +380,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if timeout and _is_property(item) and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(timeout, method="signal"))
             reproduce.guard_timeouts(item, config.stash[TARGET_NAME_KEY], timeout)
-    loaded = config.stash[XFAILS_KEY]
-    if loaded is None:
+    entries = config.stash[XFAILS_KEY]
+    if entries is None:
         return
-    path, entries = loaded
     used = set()
     for item in items:
         found = xfails.matching(entries, item.nodeid)
@@ -391,7 +392,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for entry in entries:
         if entry not in used:
             warnings.warn(pytest.PytestWarning(
-                f"stale xfails entry {path}:{entry.line}: {entry.prefix!r} matches no "
+                f"stale xfails entry {entry.source}:{entry.line}: {entry.prefix!r} matches no "
                 f"collected test"), stacklevel=1)
 
 
@@ -428,6 +429,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     loaded = item.config.stash.get(TARGET_KEY, None)
     if loaded is not None and loaded.module is not None:  # the summary names the revision
         rep.user_properties.append(("contract_revision", loaded.revision))
+        # and what the target says it replaced (stand-ins), also from xdist workers
+        disclosures = getattr(loaded.module, "DISCLOSURES", ())
+        if disclosures:
+            rep.user_properties.append(("target_disclosures", list(disclosures)))
     if rep.failed and call.excinfo is not None and _is_property(item):
         reproduce.attach(rep, item, call.excinfo.value, item.config.stash[TARGET_NAME_KEY])
     entries = item.stash.get(ITEM_XFAILS_KEY, None)
@@ -435,14 +440,14 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         return rep
     from mrv2_conformance.conformance.assertions import failure_lines
 
-    path = item.config.stash[XFAILS_KEY][0]
-    names = ", ".join(f"{path.name}:{e.line}" for e in entries)
+    names = ", ".join(e.where for e in entries)
     if rep.failed and call.excinfo is not None:
         used, uncovered = xfails.cover(entries, failure_lines(call.excinfo.value))
         if not uncovered:
             rep.outcome = "skipped"
-            rep.wasxfail = "; ".join(f"{e.reason} ({path.name}:{e.line})" for e in used)
-            rep.user_properties.append(("xfails_used", [e.line for e in used]))
+            rep.wasxfail = "; ".join(f"{xfails.cite_lines(e.reason)} ({e.where})"
+                                     for e in used)
+            rep.user_properties.append(("xfails_used", [e.where for e in used]))
         else:
             rep.longrepr = (
                 f"NOT A KNOWN DEVIATION: the xfails entries for this test ({names}) match "
@@ -534,6 +539,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         where = spec.origin if spec else "?"
     else:
         where = meta["target_description"] or getattr(_target(config).module, "__file__", "?")
+    # Under xdist the controller has not imported the target: the summary lists these.
+    disclosed = [] if light else getattr(_target(config).module, "DISCLOSURES", [])
     return [
         f"mrv2-conformance target: {meta['target']} ({where})",
         *([f"contract revision claimed: {meta['contract_revision']!r}"]
@@ -541,6 +548,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         f"versions: {meta['versions']}",
         f"devices: {meta['devices']} (accelerator type {_device_choice(config)[0]!r})",
         f"hypothesis profile: {meta['profile']}, seed: {meta['seed']}",
+        *(f"target discloses: {line}" for line in disclosed),
         *([f"workers: {config.stash[WORKERS_NOTE_KEY]}"] if WORKERS_NOTE_KEY in config.stash
           else []),
     ]
@@ -550,7 +558,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 # the per-family summary and the JSON report are both read from it.
 _records: list[dict] = []
 _session_start = time.time()
-_xfails_used: set[int] = set()
+_xfails_used: set[str] = set()
+_disclosures: list[str] = []  # DISCLOSURES of the target, as a worker reported them
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
@@ -560,6 +569,8 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     for key, lines in report.user_properties:
         if key == "xfails_used":
             _xfails_used.update(lines)
+        elif key == "target_disclosures" and not _disclosures:
+            _disclosures.extend(lines)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -574,6 +585,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if path is not None:
         conformance_report.write(path, _records, {
             **_run_meta(config), "interrupted": interrupted, "suite_commit": _suite_commit(),
+            "disclosures": list(_disclosures),
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")})
 
 
@@ -585,16 +597,19 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     if kill_matrix.exists() and kill_matrix.stat().st_mtime >= _session_start:
         tr.section("negative controls: kill matrix (mutant x family)")
         tr.write(kill_matrix.read_text())
-    loaded = config.stash[XFAILS_KEY]
+    entries = config.stash[XFAILS_KEY]
     ran = {r["property"] for r in _records}
-    if loaded is not None and ran:
-        path, entries = loaded
-        unused = [e for e in entries if e.line not in _xfails_used
+    if entries is not None and ran:
+        unused = [e for e in entries if e.where not in _xfails_used
                   and any(p.startswith(e.prefix) or e.prefix.startswith(p) for p in ran)]
         for e in unused:
             tr.write_line(
-                f"warning: {path}:{e.line} ({e.prefix}) matched no failure in this run: "
+                f"warning: {e.source}:{e.line} ({e.prefix}) matched no failure in this run: "
                 f"stale, or its deviation did not show on these examples", yellow=True)
+    if _disclosures:
+        tr.section("what the target replaced or generated (its DISCLOSURES)")
+        for line in _disclosures:
+            tr.write_line(line)
     if not _records:
         return
     tally = conformance_report.per_family(_records)

@@ -57,13 +57,16 @@ def test_xfails_reasons_cite_the_installed_line(tmp_path, monkeypatch):
     src = tmp_path / "pkg" / "mod.py"
     src.parent.mkdir()
     src.write_text("import os\n\n\nclass Batch:\n    x = 1\n\n    def make(self):\n"
-                   "        pass\n\n\ndef top():\n    pass\n")
+                   "        pass\n\n\ndef top():\n    pass\n\n\nif os.sep:\n"
+                   "    def two():\n        pass\nelse:\n    def two():\n        pass\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     xfails._definitions.cache_clear()
     cited = xfails.cite_lines("pkg/mod.py::Batch.make asserts; pkg/mod.py::top, "
-                              "pkg/mod.py::Missing and other/x.py::Batch stay as written")
+                              "pkg/mod.py::two, pkg/mod.py::Missing and other/x.py::Batch "
+                              "stay as written")
     assert cited == ("pkg/mod.py:7 (Batch.make) asserts; pkg/mod.py:11 (top), "
-                     "pkg/mod.py::Missing and other/x.py::Batch stay as written")
+                     "pkg/mod.py:16/19 (two), pkg/mod.py::Missing and other/x.py::Batch "
+                     "stay as written")
 
 
 def test_parse_failure_extracts_message_example_and_snippet():
@@ -155,6 +158,22 @@ def test_xfails_file_turns_a_known_failure_into_xfail_and_warns_on_stale(tmp_pat
     assert "stale xfails entry" in proc.stdout and "test_nothing.py" in proc.stdout
     (rec,) = json.loads(out.read_text())["results"]
     assert rec["outcome"] == "xfailed" and "int32" in rec["reason"]
+
+
+def test_two_xfails_files_are_one_list_each_entry_named_by_its_file(tmp_path):
+    """A plugin's file beside its library's: entries of both apply, the reason names
+    the file and line of the entry that matched."""
+    library, plugin = tmp_path / "library.txt", tmp_path / "plugin.txt"
+    library.write_text("# the library's\nconformance/test_nothing.py | x | not this one\n")
+    plugin.write_text(f"{PROPERTY} | logits_indices differs in form | int32 dummy\n")
+    out = tmp_path / "report.json"
+    proc = run_suite("conformance/test_dummy_parity.py", "-k", "same_form and cpu",
+                     "--target", MUTANT, f"--xfails={library}", f"--xfails={plugin}",
+                     f"--conformance-report={out}", env={"HYPOTHESIS_PROFILE": "ci"})
+    assert proc.returncode == pytest.ExitCode.OK, proc.stdout[-3000:]
+    assert f"stale xfails entry {library}:2" in proc.stdout
+    (rec,) = json.loads(out.read_text())["results"]
+    assert rec["outcome"] == "xfailed" and rec["reason"] == "int32 dummy (plugin.txt:1)"
 
 
 def test_strict_xfails_fail_on_an_unexpected_pass(tmp_path):
