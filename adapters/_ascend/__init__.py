@@ -1,0 +1,2 @@
+"""The pieces of the ``mrv2_conformance.adapters.vllm_ascend`` target. ``stand_ins``
+imports without vLLM or the plugin."""
