@@ -1,6 +1,7 @@
 """The README's revision and release tables, from conformance reports.
 
-    python -m mrv2_conformance.conformance.releases reports/vllm-*.json
+    python -m mrv2_conformance.conformance.releases reports/vllm-0*.json
+    python -m mrv2_conformance.conformance.releases --without-revisions reports/vllm-ascend-*.json
 
 Each report is one run (``tox -m vllm`` writes ``reports/vllm-<release>.json``). The
 release table has a row per report: the release, the contract revision it claims,
@@ -27,7 +28,7 @@ from mrv2_conformance.conformance.report import (
     verdict_of,
 )
 
-_VERSION = re.compile(r"vLLM (\S+)")
+_VERSION = re.compile(r"vLLM (\d[\w.]*\w)")
 _CITED_LINE = re.compile(r"(\.py):(\d+(?:/\d+)*) \(([\w.]+)\)")
 _XFAILS_SUFFIX = re.compile(r" \([\w.-]+\.txt:\d+\)$")
 
@@ -87,10 +88,12 @@ def deviations(reports: list[dict[str, Any]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    paths = [Path(p) for p in (sys.argv[1:] if argv is None else argv)]
+    args = list(sys.argv[1:] if argv is None else argv)
+    with_revisions = "--without-revisions" not in args
+    paths = [Path(p) for p in args if p != "--without-revisions"]
     if not paths:
-        print("usage: python -m mrv2_conformance.conformance.releases REPORT.json ...",
-              file=sys.stderr)
+        print("usage: python -m mrv2_conformance.conformance.releases [--without-revisions] "
+              "REPORT.json ...", file=sys.stderr)
         return 2
     reports = []
     for path in paths:
@@ -101,8 +104,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"cannot read conformance report {path}: {exc}", file=sys.stderr)
             return 2
         reports.append(data)
-    sys.stdout.write("### Contract revisions\n\n" + revisions.table() + "\n\n"
-                     "### Releases\n\n" + release_table(reports) + "\n\n"
+    if with_revisions:
+        sys.stdout.write("### Contract revisions\n\n" + revisions.table() + "\n\n")
+    sys.stdout.write("### Releases\n\n" + release_table(reports) + "\n\n"
                      "### Documented deviations (xfails), and where they show\n\n"
                      + deviations(reports) + "\n")
     return 0

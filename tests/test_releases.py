@@ -47,6 +47,9 @@ def test_tables_from_reports(tmp_path, capsys):
     assert ("- asserts at vllm/v1/worker/gpu/input_batch.py::InputBatch.make_dummy  \n"
             "  *0.9.0 (L99), 0.10.0 (L120)*") in out
     assert "- int32  \n  *0.9.0*" in out
+    assert releases.main(["--without-revisions", str(paths[0])]) == 0
+    out = capsys.readouterr().out
+    assert "Contract revisions" not in out and "| 0.10.0 |" in out
 
 
 def test_bad_input_is_one_line(tmp_path, capsys):
