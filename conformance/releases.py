@@ -30,7 +30,9 @@ from mrv2_conformance.conformance.report import (
 
 _VERSION = re.compile(r"vLLM (\d[\w.]*\w)")
 _CITED_LINE = re.compile(r"(\.py):(\d+(?:/\d+)*) \(([\w.]+)\)")
-_XFAILS_SUFFIX = re.compile(r" \([\w.-]+\.txt:\d+\)$")
+# An xfailed result's reason: "<reason> (<file>:<line>)", joined by "; " when several
+# entries matched (a reason may hold "; " itself).
+_REASON = re.compile(r"(.+?) \([\w.-]+\.txt:\d+\)(?:; |$)", re.S)
 
 
 def _release(meta: dict[str, Any]) -> str:
@@ -74,11 +76,10 @@ def deviations(reports: list[dict[str, Any]]) -> str:
         for r in data["results"]:
             if r["outcome"] != "xfailed":
                 continue
-            for reason in r.get("reason", "").split("; "):
-                reason = _XFAILS_SUFFIX.sub("", reason)
+            for reason in _REASON.findall(r.get("reason", "")):
                 text = _CITED_LINE.sub(r"\1::\3", reason)
                 lines = [f"{n}" for _, n, _ in _CITED_LINE.findall(reason)]
-                seen[text][release].add(":".join(lines) or "-")
+                seen[text][release].add(" & L".join(lines) or "-")
     out = []
     for text, where in sorted(seen.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         releases = ", ".join(f"{rel}" + (f" (L{'/'.join(sorted(ls))})" if ls != {"-"} else "")
