@@ -6,7 +6,8 @@ The plugin's own classes are driven through the vLLM adapter's core
 ``AscendInputBuffers``, ``AscendInputBatch.make_dummy``, ``AscendRequestState``,
 ``AscendPCPManager``. Its source comes from a checkout named by
 ``MRV2_VLLM_ASCEND_SRC`` (the folder holding ``vllm_ascend/``); nothing is written into
-it: the ``_build_info`` module its build would generate goes into a temporary overlay.
+it: the ``_build_info`` module its build would generate, and the bytecode of its
+modules, go into a temporary overlay.
 The Ascend toolkit is replaced by disclosed stand-ins (``adapters/_ascend/stand_ins``)
 that fail any contract call that touches them. Run it in its own process
 (``tox -e vllm-ascend-0.28.0``): importing vLLM changes process-wide state.
@@ -53,6 +54,9 @@ atexit.register(shutil.rmtree, _overlay, ignore_errors=True)
 BUILD_INFO = '__device_type__ = "A2"\n__soc_version__ = "ASCEND910B1"\n'
 (_overlay / "vllm_ascend").mkdir()
 (_overlay / "vllm_ascend" / "_build_info.py").write_text(BUILD_INFO)
+# Bytecode of the plugin's modules goes to the overlay too, not into __pycache__ folders
+# of the checkout (for the whole process: the plugin imports lazily).
+sys.pycache_prefix = str(_overlay / "pycache")
 sys.path.insert(0, str(SRC))
 
 import vllm_ascend  # noqa: E402

@@ -62,3 +62,17 @@ def test_snapshot_errors_name_what_is_wrong(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv(snapshot.SNAPSHOT_ENV_VAR, str(other))
     assert snapshot.main([str(tmp_path / "p")]) == 2
     assert "no vllm_ascend/worker/v2" in capsys.readouterr().err
+
+
+def test_check_untouched_names_what_was_written(tmp_path, monkeypatch, capsys):
+    archive = tmp_path / "vllm-ascend-abc.tar.gz"
+    _archive(archive, {"vllm-ascend/vllm_ascend/worker/v2/model_runner.py": b"# port\n"})
+    monkeypatch.setenv(snapshot.SNAPSHOT_ENV_VAR, str(archive))
+    dest = tmp_path / "out"
+    assert snapshot.main([str(dest)]) == 0
+    assert snapshot.main(["--check-untouched", str(dest)]) == 0
+    cache = dest / "vllm-ascend" / "vllm_ascend" / "__pycache__"
+    cache.mkdir()
+    assert snapshot.main(["--check-untouched", str(dest)]) == 1
+    assert "written into the vllm-ascend checkout (1): vllm-ascend/vllm_ascend/__pycache__" \
+        in capsys.readouterr().err

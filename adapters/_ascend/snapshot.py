@@ -1,12 +1,15 @@
 """Unpack the vllm-ascend source snapshot for the tox envs and the tests.
 
     python -m mrv2_conformance.adapters._ascend.snapshot DEST
+    python -m mrv2_conformance.adapters._ascend.snapshot --check-untouched DEST
 
 Finds ``vllm-ascend-*.tar.gz`` (a ``git archive`` of the plugin) at
 ``$MRV2_VLLM_ASCEND_SNAPSHOT``, else in ``shared/vendor/`` beside the suite's clone or
 beside the clone it was cloned from, unpacks it into ``DEST`` (replacing an earlier
 unpack) and prints the checkout's path, the value for ``MRV2_VLLM_ASCEND_SRC``. A
 backend team points ``MRV2_VLLM_ASCEND_SRC`` at its own tree instead.
+``--check-untouched`` (after a run) fails if the unpacked checkout differs from the
+snapshot: the suite must never write into a checkout.
 """
 
 from __future__ import annotations
@@ -71,13 +74,32 @@ def unpack(archive: Path, dest: Path) -> Path:
     return checkout
 
 
+def changes(archive: Path, dest: Path) -> list[str]:
+    """Paths under the unpacked checkout that the archive does not hold (written since)."""
+    with tarfile.open(archive) as tar:
+        names = {m.name.rstrip("/") for m in tar.getmembers()}
+    names |= {str(Path(n).parents[i]) for n in names for i in range(len(Path(n).parents) - 1)}
+    top = next(iter(names)).split("/", 1)[0]
+    return sorted(str(p.relative_to(dest)) for p in (dest / top).rglob("*")
+                  if str(p.relative_to(dest)) not in names)
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
+    args = list(sys.argv[1:] if argv is None else argv)
+    check = "--check-untouched" in args
+    args = [a for a in args if a != "--check-untouched"]
     if len(args) != 1:
-        print("usage: python -m mrv2_conformance.adapters._ascend.snapshot DEST",
-              file=sys.stderr)
+        print("usage: python -m mrv2_conformance.adapters._ascend.snapshot "
+              "[--check-untouched] DEST", file=sys.stderr)
         return 2
     try:
+        if check:
+            written = changes(find(), Path(args[0]))
+            if written:
+                print(f"written into the vllm-ascend checkout ({len(written)}): "
+                      f"{', '.join(written[:5])}", file=sys.stderr)
+                return 1
+            return 0
         print(unpack(find(), Path(args[0])))
     except (SnapshotError, OSError, tarfile.TarError) as exc:
         print(f"cannot unpack the vllm-ascend snapshot: {exc}", file=sys.stderr)
