@@ -21,6 +21,7 @@ from typing import Any
 
 from mrv2_conformance.conformance import revisions
 from mrv2_conformance.conformance.families import FAMILIES
+from mrv2_conformance.conformance.xfails import CITED
 from mrv2_conformance.conformance.report import (
     ReportFormatError,
     per_family,
@@ -29,7 +30,6 @@ from mrv2_conformance.conformance.report import (
 )
 
 _VERSION = re.compile(r"vLLM (\d[\w.]*\w)")
-_CITED_LINE = re.compile(r"(\.py):(\d+(?:/\d+)*) \(([\w.]+)\)")
 # An xfailed result's reason: "<reason> (<file>:<line>)", joined by "; " when several
 # entries matched (a reason may hold "; " itself).
 _REASON = re.compile(r"(.+?) \([\w.-]+\.txt:\d+\)(?:; |$)", re.S)
@@ -77,8 +77,8 @@ def deviations(reports: list[dict[str, Any]]) -> str:
             if r["outcome"] != "xfailed":
                 continue
             for reason in _REASON.findall(r.get("reason", "")):
-                text = _CITED_LINE.sub(r"\1::\3", reason)
-                lines = [f"{n}" for _, n, _ in _CITED_LINE.findall(reason)]
+                text = CITED.sub(r"\1::\3", reason)  # the citation as written
+                lines = [n for _, n, _ in CITED.findall(reason)]
                 seen[text][release].add(" & L".join(lines) or "-")
     out = []
     for text, where in sorted(seen.items(), key=lambda kv: (-len(kv[1]), kv[0])):

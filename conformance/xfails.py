@@ -110,6 +110,8 @@ def _release_range(prefix: str, where: str) -> tuple[str, bool]:
 
 
 _CITATION = re.compile(r"\b((?:[\w.-]+/)*[\w.-]+\.py)::([A-Za-z_][\w.]*\w)")
+# What cite_lines makes of a citation: ``path.py:12/40 (Name)`` (groups: path, lines, name).
+CITED = re.compile(r"\b((?:[\w.-]+/)*[\w.-]+\.py):(\d+(?:/\d+)*) \(([\w.]+)\)")
 
 
 @functools.cache

@@ -67,6 +67,10 @@ def test_xfails_reasons_cite_the_installed_line(tmp_path, monkeypatch):
     assert cited == ("pkg/mod.py:7 (Batch.make) asserts; pkg/mod.py:11 (top), "
                      "pkg/mod.py:16/19 (two), pkg/mod.py::Missing and other/x.py::Batch "
                      "stay as written")
+    # What conformance.releases reads back from a report.
+    assert xfails.CITED.findall(cited) == [("pkg/mod.py", "7", "Batch.make"),
+                                           ("pkg/mod.py", "11", "top"),
+                                           ("pkg/mod.py", "16/19", "two")]
 
 
 def test_parse_failure_extracts_message_example_and_snippet():

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 import torch
 from mrv2_conformance.conformance.xfails import cite_lines
+from mrv2_conformance.impl.scheduler import SchedulerBatch
 
 P = "vllm_ascend/worker/v2"
 
@@ -26,16 +26,11 @@ def _target() -> Any:
     return target
 
 
-def _step(tokens: dict[str, int]) -> Any:
-    return SimpleNamespace(num_scheduled_tokens=tokens, scheduled_spec_decode_tokens={},
-                           total_num_scheduled_tokens=sum(tokens.values()))
-
-
 def finding_1() -> tuple[str, str, str, str, bool]:
     t = _target()
     table = t.SlotTable(4)
     table.add_request("a", 8)
-    out = t.prepare_inputs(_step({"a": 8}), table, t.InputBuffers(4, 64, "cpu"), 1)
+    out = t.prepare_inputs(SchedulerBatch({"a": 8}), table, t.InputBuffers(4, 64, "cpu"), 1)
     actual = f"idx_mapping_np {out.idx_mapping_np.dtype}, idx_mapping {out.idx_mapping.dtype}"
     ok = out.idx_mapping_np.dtype == np.intp and out.idx_mapping.dtype == torch.int64
     return ("F1.2: idx_mapping_np is np.intp and idx_mapping torch.int64",

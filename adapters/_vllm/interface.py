@@ -8,8 +8,8 @@ filled in: a release that lacks a field or a check fails the property that needs
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -18,6 +18,7 @@ from mrv2_conformance.adapters._vllm import runner
 from mrv2_conformance.adapters._vllm.environment import host_memory_stand_ins
 from mrv2_conformance.adapters._vllm.slot_table import SlotTable
 from mrv2_conformance.adapters._vllm.upstream import API, UnknownApi, buffer_utils, input_batch
+from mrv2_conformance.impl.scheduler import SchedulerBatch
 
 __all__ = [
     "InputBuffers",
@@ -32,6 +33,7 @@ __all__ = [
 ]
 
 
+@functools.cache  # one class per base: the 0.27.1 gather builds buffers per call
 def buffers_class(base: type) -> type:
     """``base`` (upstream's buffers, or a plugin's), the device argument normalised to
     ``torch.device`` as the runner passes it."""
@@ -122,8 +124,7 @@ def probe() -> None:
     table = SlotTable(2)
     table.add_request("probe", 4)
     buffers = buffers_class(API.classes.input_buffers)(2, 8, table.device)
-    batch = SimpleNamespace(num_scheduled_tokens={"probe": 4}, scheduled_spec_decode_tokens={},
-                            total_num_scheduled_tokens=4)
+    batch = SchedulerBatch({"probe": 4})
     try:
         prepare_inputs(batch, table, buffers, 1)
         make_dummy(1, 1, buffers)
