@@ -14,14 +14,16 @@ from mrv2_conformance.impl.ordering import sort_batch_req_ids
 from mrv2_conformance.impl.pcp import PcpLayout, RankSegment, build_pcp_layout, partition_batch
 from mrv2_conformance.impl.prepare import prepare_inputs
 from mrv2_conformance.impl.revisions import DEFAULT as CONTRACT_REVISION
-from mrv2_conformance.impl.scheduler import SchedulerBatch
+from mrv2_conformance.impl.scheduler import NewRequest, SchedulerBatch
 from mrv2_conformance.impl.slot_table import SlotTable
+from mrv2_conformance.impl.steps import update_states
 
 __all__ = [
     "CONTRACT_REVISION",
     "BatchState",
     "InputBatch",
     "InputBuffers",
+    "NewRequest",
     "PcpLayout",
     "RankSegment",
     "SchedulerBatch",
@@ -33,4 +35,5 @@ __all__ = [
     "partition_batch",
     "prepare_inputs",
     "sort_batch_req_ids",
+    "update_states",
 ]
