@@ -10,4 +10,6 @@ FAMILIES: dict[str, str] = {
     "aliasing": "views of the persistent buffers vs fresh arrays, in real, dummy and PCP batches",
     "slot_table": "slot table LIFO, capacity and removal semantics",
     "differential": "the target and the reference give the same outcome on the same input",
+    "effects": "what each function reads and may change (checked on every call of every family)",
+    "stateful": "an engine's life: many steps on one table and one set of buffers, in lockstep",
 }

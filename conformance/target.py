@@ -25,6 +25,7 @@ INTERFACE: tuple[str, ...] = (
     "make_dummy",
     "build_pcp_layout",
     "partition_batch",
+    "update_states",
 )
 
 
@@ -54,7 +55,7 @@ class Target:
 
     def __getattr__(self, attr: str) -> Any:
         try:
-            return getattr(self.module, attr)
+            value = getattr(self.module, attr)
         except AttributeError:
             if attr not in INTERFACE:
                 raise
@@ -64,6 +65,14 @@ class Target:
             if reason:
                 pytest.skip(f"target {self.name} does not support {attr}: {reason}")
             pytest.fail(f"target {self.name} does not define {attr}", pytrace=False)
+        from mrv2_conformance.conformance import effects  # torch: not at plugin import
+
+        if attr in effects.CLAUSES:
+            # Every call the suite makes checks what the function may change
+            # (conformance/effects.py); kept, so the wrapper is built once.
+            value = effects.checked(attr, value)
+            self.__dict__[attr] = value
+        return value
 
     def __repr__(self) -> str:
         return f"Target({self.name!r})"

@@ -40,4 +40,4 @@ def test_the_command_runs_the_properties_from_another_directory(tmp_path):
                            "-m", "slot_table"], cwd=tmp_path, capture_output=True, text=True,
                           timeout=300)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
-    assert "slot_table            3        0        0        0  conforms" in proc.stdout
+    assert "slot_table            5        0        0        0  conforms" in proc.stdout
