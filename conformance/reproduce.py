@@ -104,7 +104,12 @@ def apply(items: list[pytest.Item], value: str) -> None:
             f"--reproduce replays one property's example; select exactly one property "
             f"({len(items)} selected)")
     for item in items:
-        reproduce_failure(version, blob.encode())(item.obj)
+        if hasattr(item.obj, "replay_state_machine"):
+            # A stateful property runs its machine itself: it applies the record to it
+            # (Hypothesis refuses @reproduce_failure on a test without @given).
+            item.obj.replay_state_machine = (version, blob)
+        else:
+            reproduce_failure(version, blob.encode())(item.obj)
 
 
 def guard_timeouts(item: pytest.Item, target: str, timeout: float) -> None:

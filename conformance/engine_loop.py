@@ -1,0 +1,438 @@
+"""The stateful family's state machine: one target driven as a vLLM engine drives its
+runner, on one slot table and one set of input buffers for its whole life, with the
+reference driven in lockstep through the same steps (``conformance/test_stateful.py``).
+
+Rules: requests arrive; scheduler steps run (F4's update, then ``prepare_inputs``;
+on a PCP deployment every rank partitions the batch into its own persistent buffers);
+a step names an id the table does not hold (``KeyError``, nothing of what
+``prepare_inputs`` touches changes, and the run goes on); a step admits more requests
+than the table holds (refused, nothing changes); dummy steps build into the same
+buffers. After every step: the target's outcome equals the reference's (results and
+errors), the table holds what the engine model says, the batch is in F1 order with
+the table's slots and counts, every result returned earlier still holds what it held
+(``conformance/frozen.py``; the views of the buffers excepted), and every argument a
+function only reads is unchanged (``conformance/effects.py``, on each call).
+
+Slots: when one step frees several slots, the CONTRACT leaves open the order in which
+they go back on the free list (F4). The machine keeps a relabelling of the target's
+slots onto the reference's, and accepts a different slot for a new request only where
+it is one of a group freed together; every other slot must be exactly the reference's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import note
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+from mrv2_conformance.conformance import oracle, state
+from mrv2_conformance.conformance.assertions import (
+    ContractViolation,
+    assert_equal,
+    assert_values,
+    every_failure,
+    fail,
+)
+from mrv2_conformance.conformance.build import synchronize
+from mrv2_conformance.conformance.effects import Held, change_since_held, hold, table_state
+from mrv2_conformance.conformance.differential import (
+    Outcome,
+    assert_same_field,
+    assert_same_outcome,
+    run,
+)
+from mrv2_conformance.conformance.engine import Engine, Step
+from mrv2_conformance.conformance.fields import (
+    ARRAY_FIELDS,
+    SCALAR_FIELDS,
+    check_batch_layout,
+    field,
+)
+from mrv2_conformance.conformance.frozen import difference, freeze
+from mrv2_conformance.conformance.reproduce import TargetTimeout, is_timeout
+from mrv2_conformance.conformance.target import Target
+from mrv2_conformance.strategies.engine import (
+    DUMMY_BYTES,
+    Deployment,
+    arrival_codes,
+    arrival_counts,
+    deployments,
+    dummy_codes,
+    step_plans,
+)
+
+BATCH_FIELDS = [*(f.name for f in ARRAY_FIELDS), *SCALAR_FIELDS]
+LOCAL_FIELDS = [*BATCH_FIELDS, "local_to_global_batch_req_idx_np"]
+# Fields whose values are slots: compared in the reference's slot numbering.
+SLOT_FIELDS = frozenset({"idx_mapping_np", "idx_mapping", "expanded_idx_mapping"})
+UPDATE_CALL = "update_states(step, table)"
+PREPARE_CALL = "prepare_inputs(step, table, buffers, decode_query_len)"
+
+
+@dataclass(frozen=True)
+class Context:
+    target: Target
+    reference: Target | None  # None when the target is the reference
+    device: str
+    max_model_len: int
+
+
+@dataclass
+class Side:
+    """One implementation's runner state: its table, buffers and PCP ranks' buffers."""
+
+    impl: Target
+    table: Any
+    buffers: Any
+    rank_buffers: list[Any]
+
+
+class EngineLoopBase(RuleBasedStateMachine):
+    """Subclassed per test run with its ``context`` (``machine``)."""
+
+    context: Context
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.steps = 0
+        self.held: list[Held] = []
+
+    # --- setup -------------------------------------------------------------------------
+
+    @initialize(deployment=deployments())
+    def start(self, deployment: Deployment) -> None:
+        ctx = self.context
+        self.deployment = deployment
+        self.engine = Engine(deployment, ctx.max_model_len)
+        self.sides = [self._side(ctx.target)]
+        if ctx.reference is not None:
+            self.sides.append(self._side(ctx.reference))
+        # target slot -> reference slot, and the groups of reference slots freed together
+        self.relabel = np.arange(deployment.max_num_reqs)
+        self.freed_together: dict[int, int] = {}
+        note(f"deployment: {deployment}")
+
+    def _side(self, impl: Target) -> Side:
+        d, device = self.deployment, self.context.device
+        return Side(impl, self._call(impl.SlotTable, d.max_num_reqs),
+                    self._call(impl.InputBuffers, d.max_num_reqs, d.max_num_tokens, device),
+                    [self._call(impl.InputBuffers, 2 * d.max_num_reqs, d.max_num_tokens,
+                                device) for _ in range(d.pcp_world_size)
+                     if d.pcp_world_size > 1])
+
+    def _call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        """A target call, with pytest-timeout's stop turned into the suite's (so
+        Hypothesis does not call the hung function again while shrinking)."""
+        try:
+            return fn(*args, **kwargs)
+        except pytest.fail.Exception as exc:
+            if is_timeout(exc):
+                raise TargetTimeout(f"target {self.context.target.name} did not return in "
+                                    f"time ({exc})") from None
+            raise
+
+    def _run(self, fn: Any, *args: Any) -> Outcome:
+        try:
+            return run(fn, *args)
+        except pytest.fail.Exception as exc:
+            if is_timeout(exc):
+                raise TargetTimeout(f"target {self.context.target.name} did not return in "
+                                    f"time ({exc})") from None
+            raise
+
+    # --- rules -------------------------------------------------------------------------
+
+    @rule(codes=arrival_codes, count=arrival_counts)
+    def arrive(self, codes: bytes, count: int) -> None:
+        """Requests join the engine's queue (no runner call)."""
+        for req in self.engine.arrive(codes, count):
+            note(f"arrives: {req}")
+
+    @precondition(lambda self: self.engine.running or self.engine.waiting)
+    @rule(plan=step_plans)
+    def step(self, plan: bytes) -> None:
+        self._step(self.engine.plan(plan))
+
+    @rule(plan=step_plans, reuse=arrival_counts)
+    def step_naming_an_id_the_table_lacks(self, plan: bytes, reuse: int) -> None:
+        """A scheduled id that left earlier (or was never seen): the update applies,
+        ``prepare_inputs`` raises ``KeyError`` and changes nothing, the run goes on."""
+        gone = [r for r in self.engine.left if r not in self.engine._taken()]
+        missing = gone[reuse % len(gone)] if gone and reuse > 1 else self.engine.fresh_id()
+        self._step(self.engine.plan(plan, missing=[missing]))
+
+    @precondition(lambda self: len(self.engine.waiting) > self.engine.free_slots)
+    @rule(plan=step_plans)
+    def step_past_a_full_table(self, plan: bytes) -> None:
+        """More new requests than free slots: refused, and nothing changes."""
+        step = self.engine.plan(plan, overfill=True)
+        self.steps += 1
+        note(f"step {self.steps} (past a full table): {step.describe()}")
+        before = [state.snapshot({"table": s.table}) for s in self.sides]
+        outcomes = [self._run(s.impl.update_states, step.batch, s.table) for s in self.sides]
+        with every_failure():
+            if outcomes[0].error is None:
+                fail(f"{UPDATE_CALL}: the step adds {len(step.new)} requests to a table with "
+                     f"{self.engine.free_slots} free slots (after its finished ids "
+                     f"{sorted(step.finished)!r} leave); it must be refused (CONTRACT F4)")
+            if len(outcomes) == 2:
+                assert_same_outcome(UPDATE_CALL + " past a full table", outcomes[1],
+                                    outcomes[0])
+            for side, snap in zip(self.sides, before, strict=True):
+                state.assert_unchanged(f"{side.impl.name}: {UPDATE_CALL}, refused", snap,
+                                       {"table": side.table})
+
+    @rule(codes=dummy_codes)
+    def dummy_step(self, codes: bytes) -> None:
+        """Warm-up / graph-capture batch into the same buffers: no request changes."""
+        d = self.deployment
+        a, b, c, _ = codes[:DUMMY_BYTES]
+        num_reqs = 1 + (a << 8 | b) % min(d.max_num_reqs, d.max_num_tokens)
+        num_tokens = num_reqs + (b << 8 | c) % (d.max_num_tokens - num_reqs + 1)
+        longest = -(-num_tokens // num_reqs)
+        max_query_len = None if c % 2 else longest + c % 3
+        call = f"make_dummy({num_reqs}, {num_tokens}, buffers, max_query_len={max_query_len})"
+        self.steps += 1
+        note(f"step {self.steps}: {call}")
+        tables = [freeze(table_state(s.table)) for s in self.sides]
+        outs = [self._run(s.impl.make_dummy, num_reqs, num_tokens, s.buffers, max_query_len)
+                for s in self.sides]
+        synchronize(self.context.device)
+        got = outs[0]
+        with every_failure():
+            if got.error is not None:
+                fail(f"{call}: raised {type(got.error).__name__}: {got.error}")
+            elif len(outs) == 2 and not assert_same_outcome(call, outs[1], got):
+                self._compare(call, outs[1].value, got.value,
+                              [f for f in BATCH_FIELDS if f != "req_ids"])
+            for side, before in zip(self.sides, tables, strict=True):
+                change = difference(before, freeze(table_state(side.table)), "table")
+                if change:
+                    fail(f"{call}: the slot table changed (a dummy step reads and writes "
+                         f"none, CONTRACT F2): {change}")
+        if got.error is None:
+            self._hold(f"step {self.steps}'s dummy batch", got.value, self.sides[0].buffers)
+
+    # --- one scheduler step -------------------------------------------------------------
+
+    def _step(self, step: Step) -> None:
+        self.steps += 1
+        note(f"step {self.steps}: {step.describe()}")
+        updated = [self._run(s.impl.update_states, step.batch, s.table) for s in self.sides]
+        with every_failure():
+            if updated[0].error is not None:
+                fail(f"{UPDATE_CALL}: raised {type(updated[0].error).__name__}: "
+                     f"{updated[0].error}")
+            if len(updated) == 2:
+                assert_same_outcome(UPDATE_CALL, updated[1], updated[0])
+        self._relabel_new(step)
+        self.engine.admit(step)
+        with every_failure():
+            self._check_table()
+        if not step.batch.num_scheduled_tokens:
+            return  # vLLM's runner stops after the update when nothing is scheduled
+        if step.missing:
+            self._step_that_raises(step)
+            return
+        dql = self.deployment.decode_query_len
+        outs = [self._run(s.impl.prepare_inputs, step.batch, s.table, s.buffers, dql)
+                for s in self.sides]
+        synchronize(self.context.device)
+        got = outs[0]
+        with every_failure():
+            if got.error is not None:
+                fail(f"{PREPARE_CALL}: raised {type(got.error).__name__}: {got.error}")
+            elif len(outs) == 2 and not assert_same_outcome(PREPARE_CALL, outs[1], got):
+                self._compare(PREPARE_CALL, outs[1].value, got.value, BATCH_FIELDS)
+            if got.error is None:
+                self._check_batch(step, got.value)
+        self._hold(f"step {self.steps}'s batch", got.value, self.sides[0].buffers)
+        if self.deployment.pcp_world_size > 1:
+            self._partition(step, [o.value for o in outs])
+        self.engine.advance(step)
+
+    def _step_that_raises(self, step: Step) -> None:
+        dql = self.deployment.decode_query_len
+        target = self.sides[0]
+        state.fill_with_sentinels({"buffers": target.buffers})
+        before = state.snapshot({"table": target.table, "buffers": target.buffers})
+        outs = [self._run(s.impl.prepare_inputs, step.batch, s.table, s.buffers, dql)
+                for s in self.sides]
+        got = outs[0]
+        with every_failure():
+            if not (type(got.error) is KeyError and len(got.error.args) == 1
+                    and got.error.args[0] in step.missing):
+                fail(f"{PREPARE_CALL}: scheduled {list(step.missing)!r}, which the table "
+                     f"does not hold; expected exactly KeyError({step.missing[0]!r}), got "
+                     f"{got.describe()} (CONTRACT F1.2, F4)")
+            if len(outs) == 2:
+                assert_same_outcome(PREPARE_CALL, outs[1], got, step.missing)
+            state.assert_unchanged(f"{PREPARE_CALL} after its KeyError", before,
+                                   {"table": target.table, "buffers": target.buffers})
+
+    def _partition(self, step: Step, globals_: list[Any]) -> None:
+        world = self.deployment.pcp_world_size
+        for rank in range(world):
+            call = f"partition_batch(global_batch, {world}, {rank}, rank_buffers[{rank}])"
+            outs = [self._run(s.impl.partition_batch, g, world, rank, s.rank_buffers[rank])
+                    for s, g in zip(self.sides, globals_, strict=True)]
+            synchronize(self.context.device)
+            got = outs[0]
+            with every_failure():
+                if got.error is not None:
+                    fail(f"{call}: raised {type(got.error).__name__}: {got.error}")
+                elif len(outs) == 2 and not assert_same_outcome(call, outs[1], got):
+                    self._compare(call, outs[1].value, got.value, LOCAL_FIELDS)
+                if got.error is None:
+                    self._check_rank(call, globals_[0], got.value, world, rank)
+            self._hold(f"step {self.steps}'s rank {rank} batch", got.value,
+                       self.sides[0].rank_buffers[rank])
+
+    # --- checks --------------------------------------------------------------------------
+
+    def _relabel_new(self, step: Step) -> None:
+        """Follow the reference's slots: a new request's slot must be the reference's,
+        up to the order of slots freed together in one step."""
+        if len(self.sides) < 2:
+            return
+        target, ref = (s.table.req_id_to_index for s in self.sides)
+        freed = [ref_slot for r in step.finished if (ref_slot := self._was(r)) is not None]
+        if len(freed) > 1:
+            group = self.steps
+            self.freed_together.update(dict.fromkeys(freed, group))
+        for req in step.batch.scheduled_new_reqs:
+            if req.req_id not in target or req.req_id not in ref:
+                continue
+            t, s = int(target[req.req_id]), int(ref[req.req_id])
+            mapped = int(self.relabel[t])
+            if mapped != s:
+                group = self.freed_together.get(mapped)
+                if group is None or self.freed_together.get(s) != group:
+                    expected = int(np.flatnonzero(self.relabel == s)[0])
+                    raise ContractViolation([
+                        f"{UPDATE_CALL}: new request {req.req_id!r} got slot {t}; the free "
+                        f"list (last in, first out: CONTRACT Terms, F4) hands out slot "
+                        f"{expected} next (the reference's {s})"])
+                other = int(np.flatnonzero(self.relabel == s)[0])
+                self.relabel[t], self.relabel[other] = s, mapped
+            self.freed_together.pop(s, None)
+        self.slots_before = dict(ref)
+
+    def _was(self, req_id: str) -> int | None:
+        return getattr(self, "slots_before", {}).get(req_id)
+
+    def _check_table(self) -> None:
+        """The target's table holds exactly the engine's running requests, each with
+        its prompt length and computed tokens (F4)."""
+        table = self.sides[0].table
+        running = self.engine.running
+        mapping = dict(table.req_id_to_index)
+        if set(mapping) != set(running):
+            fail(f"the slot table holds {sorted(mapping)!r:.300}, the engine runs "
+                 f"{sorted(running)!r:.300} (CONTRACT F4)")
+            return
+        if not running:
+            return
+        ids = list(running)
+        slots = np.array([mapping[r] for r in ids], dtype=np.intp)
+        if len(set(slots.tolist())) != len(slots) or slots.min() < 0 or \
+                slots.max() >= self.deployment.max_num_reqs:
+            fail(f"the slot table's slots {slots.tolist()} are not distinct slots in "
+                 f"[0, {self.deployment.max_num_reqs})")
+            return
+        prefill = np.array([running[r].prefill_len for r in ids], dtype=np.int64)
+        # What the runner was told: a running request the step does not schedule keeps
+        # the count of its last scheduled step (vLLM's update_requests, F4).
+        computed = np.array([running[r].told for r in ids], dtype=np.int64)
+        where = "the slot table after the step's update"
+        assert_values(where, "prefill_len[slots of the running requests]",
+                      np.asarray(table.prefill_len)[slots], prefill)
+        assert_values(where, "num_computed_tokens[slots of the running requests]",
+                      np.asarray(table.num_computed_tokens)[slots], computed)
+        assert_values(where, "num_computed_prefill_tokens[slots of the running requests]",
+                      np.asarray(table.num_computed_prefill_tokens)[slots],
+                      np.minimum(computed, prefill))
+
+    def _check_batch(self, step: Step, out: Any) -> None:
+        """The batch against the engine's model (independent of the reference)."""
+        device, batch = self.context.device, step.batch
+        check_batch_layout(PREPARE_CALL, out, device)
+        order = oracle.spec_order(batch.num_scheduled_tokens, batch.scheduled_spec_decode_tokens,
+                                  self.deployment.decode_query_len)
+        assert_equal(PREPARE_CALL, "req_ids", field(PREPARE_CALL, out, "req_ids"), order)
+        mapping = self.sides[0].table.req_id_to_index
+        counts = np.array([batch.num_scheduled_tokens[r] for r in order], dtype=np.int64)
+        computed = np.array([self.engine.running[r].computed for r in order],
+                            dtype=np.int64)
+        assert_values(PREPARE_CALL, "idx_mapping_np", out.idx_mapping_np,
+                      np.array([mapping[r] for r in order]))
+        assert_values(PREPARE_CALL, "num_scheduled_tokens", out.num_scheduled_tokens, counts)
+        assert_values(PREPARE_CALL, "num_computed_tokens_np", out.num_computed_tokens_np,
+                      computed)
+        assert_values(PREPARE_CALL, "seq_lens", out.seq_lens, computed + counts)
+        assert_values(PREPARE_CALL, "query_start_loc_np", out.query_start_loc_np,
+                      oracle.query_start_loc(counts.tolist()))
+
+    def _check_rank(self, call: str, global_batch: Any, out: Any, world: int,
+                    rank: int) -> None:
+        """One rank's rows are F3's segments in the declared revision's order."""
+        check_batch_layout(call, out, self.context.device)
+        segs = oracle.pcp_rank_segments(
+            np.asarray(global_batch.num_scheduled_tokens).tolist(),
+            np.asarray(global_batch.num_computed_tokens_np).tolist(),
+            np.asarray(global_batch.is_prefilling_np).tolist(), world, rank,
+            self.context.target.revision)
+        if not segs:
+            assert_equal(call, "num_tokens (a placeholder rank)", out.num_tokens, 0)
+            return
+        assert_values(call, "local_to_global_batch_req_idx_np",
+                      out.local_to_global_batch_req_idx_np, [s[0] for s in segs])
+        assert_values(call, "num_computed_tokens_np (segment start positions)",
+                      out.num_computed_tokens_np, [s[1] for s in segs])
+        assert_values(call, "num_scheduled_tokens", out.num_scheduled_tokens,
+                      [s[2] for s in segs])
+
+    def _compare(self, call: str, ref: Any, got: Any, names: list[str]) -> None:
+        """Field by field, the target against the reference; slots in the reference's
+        numbering (the relabelling above)."""
+        for name in names:
+            r, g = field(call, ref, name), field(call, got, name)
+            if name in SLOT_FIELDS and isinstance(g, (np.ndarray, torch.Tensor)) and \
+                    isinstance(r, type(g)):
+                if getattr(g, "dtype", None) != getattr(r, "dtype", None) or \
+                        tuple(g.shape) != tuple(r.shape):
+                    assert_same_field(call, name, r, g)  # names the dtype or shape
+                    continue
+                values = g.detach().cpu().numpy() if isinstance(g, torch.Tensor) else g
+                assert_values(call, f"{name} (slots in the reference's numbering; "
+                              f"expected: the reference's)",
+                              self.relabel[np.asarray(values, dtype=np.intp)],
+                              r.cpu().numpy() if isinstance(r, torch.Tensor) else r)
+                if isinstance(g, torch.Tensor) and g.device != r.device:
+                    fail(f"{call}: {name} is on {g.device}, the reference's on {r.device}")
+            else:
+                assert_same_field(call, name, r, g)
+
+    def _hold(self, label: str, value: Any, buffers: Any) -> None:
+        if value is not None:
+            self.held.append(hold(label, value, buffers))
+
+    @invariant()
+    def earlier_results_hold(self) -> None:
+        """Every batch returned earlier still holds every value it held."""
+        synchronize(self.context.device)
+        with every_failure():
+            for held in self.held:
+                change = change_since_held(held)
+                if change:
+                    fail(change)
+
+
+def machine(context: Context) -> type[EngineLoopBase]:
+    """The machine class for one test run (a class per run: the base stays as the
+    suite's fingerprint recorded it)."""
+    return type("EngineLoop", (EngineLoopBase,), {"context": context})

@@ -1,0 +1,44 @@
+"""Family `stateful`: one target through an engine's life (conformance/engine_loop.py).
+
+Requests arrive, run for many steps (chunked prefills continuing from earlier steps,
+decodes with and without drafts), finish and come back; dummy steps and PCP steps sit
+between real ones; a step names an id the table lacks, or admits more requests than
+it holds; one slot table and one set of input buffers serve the whole run, with the
+reference driven in lockstep. A failure prints the shrunk program of steps
+(``state.step(...)``), each step's scheduler output, and the command that replays it.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import reproduce_failure, settings
+from hypothesis.stateful import run_state_machine_as_test
+from mrv2_conformance.conformance.differential import REFERENCE, reference_target
+from mrv2_conformance.conformance.engine_loop import Context, machine
+from mrv2_conformance.impl._checks import INT32_MAX
+
+pytestmark = pytest.mark.stateful
+
+# Steps per run, and runs per profile's max_examples: a run is ~25 property examples' work.
+STEPS = 25
+RUNS_PER_EXAMPLES = 1 / 4
+
+
+def run_settings() -> settings:
+    current = settings()
+    return settings(current, max_examples=max(4, int(current.max_examples * RUNS_PER_EXAMPLES)),
+                    stateful_step_count=STEPS)
+
+
+def test_engine_loop(target, device):
+    reference = None if target.name == REFERENCE else reference_target(target.revision)
+    context = Context(target, reference, device,
+                      getattr(target.module, "MAX_MODEL_LEN", INT32_MAX))
+    loop = machine(context)
+    if test_engine_loop.replay_state_machine:  # --reproduce (conformance/reproduce.py)
+        version, blob = test_engine_loop.replay_state_machine
+        loop = reproduce_failure(version, blob.encode())(loop)
+    run_state_machine_as_test(loop, settings=run_settings())
+
+
+test_engine_loop.replay_state_machine = None  # type: ignore[attr-defined]
