@@ -53,40 +53,50 @@ def freeze(value: Any, skip: Collection[int] = ()) -> Token:
         t = type(v)
         if t in _PLAIN:
             return (t, v)
-        if isinstance(v, np.generic):
-            return (t, v.item())
-        if id(v) in skip:
+        key = id(v)
+        if key in seen:  # the same object again: that it is the same must hold
+            return ("same", seen[key])
+        if key in skip:
             return SKIPPED
-        if id(v) in seen:  # the same object again: that it is the same must hold
-            return ("same", seen[id(v)])
-        seen[id(v)] = len(seen)
+        seen[key] = len(seen)
+        if t is np.ndarray:
+            return ("ndarray", v.dtype.str, v.shape, v.tobytes())
+        if t is torch.Tensor:
+            return ("Tensor", v.dtype, v.shape, v.device, _tensor_bytes(v))
         if t is dict or t is list or t is tuple:
             values = v.values() if t is dict else v
             types = tuple(map(type, values))
             if _PLAIN.issuperset(types):
                 return (t, tuple(v.items()) if t is dict else tuple(v), types)
             if depth >= MAX_DEPTH:
-                return ("opaque", t.__qualname__, id(v))
+                return ("opaque", t.__qualname__, key)
             if t is dict:
-                return (t, tuple(v), tuple(visit(x, depth + 1) for x in v.values()), None)
-            return (t, tuple(visit(x, depth + 1) for x in v), None)
-        if isinstance(v, np.ndarray):
-            return ("ndarray", v.dtype.str, v.shape, np.ascontiguousarray(v).tobytes())
-        if isinstance(v, torch.Tensor):
-            return ("Tensor", str(v.dtype), tuple(v.shape), str(v.device), _tensor_bytes(v))
-        if isinstance(v, (set, frozenset)):
-            return (t, frozenset(v))
-        if isinstance(v, _OPAQUE) or depth >= MAX_DEPTH:
-            return ("opaque", t.__qualname__, id(v))
-        if isinstance(v, (dict, list, tuple)):  # subclasses (namedtuples, ...): generic
-            items = list(v.items()) if isinstance(v, dict) else list(enumerate(v))
-            return ("container", t.__qualname__, tuple(repr(k) for k, _ in items),
-                    tuple(visit(x, depth + 1) for _, x in items))
-        attrs = _attributes(v)
-        return ("object", t.__qualname__, tuple(n for n, _ in attrs),
-                tuple(visit(x, depth + 1) for _, x in attrs))
+                return (t, tuple(v), tuple([visit(x, depth + 1) for x in v.values()]), None)
+            return (t, tuple([visit(x, depth + 1) for x in v]), None)
+        return _other(v, t, key, depth, visit)
 
     return visit(value, 0)
+
+
+def _other(v: Any, t: type, key: int, depth: int, visit: Any) -> Token:
+    """Everything but plain values, exact arrays, tensors, dicts, lists and tuples."""
+    if isinstance(v, np.generic):
+        return (t, v.item())
+    if isinstance(v, np.ndarray):
+        return ("ndarray", v.dtype.str, v.shape, v.tobytes())
+    if isinstance(v, torch.Tensor):
+        return ("Tensor", v.dtype, v.shape, v.device, _tensor_bytes(v))
+    if isinstance(v, (set, frozenset)):
+        return (t, frozenset(v))
+    if isinstance(v, _OPAQUE) or depth >= MAX_DEPTH:
+        return ("opaque", t.__qualname__, key)
+    if isinstance(v, (dict, list, tuple)):  # subclasses (namedtuples, ...): generic
+        items = list(v.items()) if isinstance(v, dict) else list(enumerate(v))
+        return ("container", t.__qualname__, tuple(repr(k) for k, _ in items),
+                tuple([visit(x, depth + 1) for _, x in items]))
+    attrs = _attributes(v)
+    return ("object", t.__qualname__, tuple([n for n, _ in attrs]),
+            tuple([visit(x, depth + 1) for _, x in attrs]))
 
 
 @functools.cache  # read once per class (a cache function: the fingerprint sees no state)
@@ -112,6 +122,8 @@ def _describe(token: Token) -> str:
     kind = token[0]
     if kind in ("ndarray", "Tensor"):
         return f"{kind}[{', '.join(map(str, token[1:-1]))}]"
+    if kind == "skipped":
+        return "left out"
     if kind == "same":
         return "a reference to an object seen earlier"
     if kind in ("object", "container", "opaque"):
@@ -129,7 +141,7 @@ def _array_change(before: Token, after: Token) -> str | None:
     """Where two same-layout arrays differ: 'at flat index i: x -> y (k of n)'."""
     if before[:-1] != after[:-1]:
         return None
-    dtype = np.dtype(before[1]) if before[0] == "ndarray" else _numpy_dtype(before[1])
+    dtype = np.dtype(before[1]) if before[0] == "ndarray" else _numpy_dtype(str(before[1]))
     if dtype is None:
         return "its bytes changed"
     a, b = np.frombuffer(before[-1], dtype=dtype), np.frombuffer(after[-1], dtype=dtype)

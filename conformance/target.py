@@ -43,15 +43,22 @@ class Target:
     """A target module; a missing interface name fails the test that needs it."""
 
     def __init__(self, name: str, module: ModuleType | None,
-                 unavailable: str | None = None) -> None:
+                 unavailable: str | None = None, check_effects: bool = True) -> None:
         self.name = name
         self.module = module
         self.unavailable = unavailable  # why it cannot run here; None when it can
+        self.check_effects = check_effects  # not for the suite's own private reference
 
     @property
     def revision(self) -> str:
         """The contract revision the target claims (conformance/revisions.py)."""
         return getattr(self.module, "CONTRACT_REVISION", revisions.DEFAULT)
+
+    @property
+    def max_model_len(self) -> int | None:
+        """The longest prompt the target declares it can hold (``MAX_MODEL_LEN``;
+        strategies/limits.py), or None: the contract's int32."""
+        return getattr(self.module, "MAX_MODEL_LEN", None)
 
     def __getattr__(self, attr: str) -> Any:
         try:
@@ -67,7 +74,7 @@ class Target:
             pytest.fail(f"target {self.name} does not define {attr}", pytrace=False)
         from mrv2_conformance.conformance import effects  # torch: not at plugin import
 
-        if attr in effects.CLAUSES:
+        if attr in effects.CLAUSES and self.check_effects:
             # Every call the suite makes checks what the function may change
             # (conformance/effects.py); kept, so the wrapper is built once.
             value = effects.checked(attr, value)
@@ -95,4 +102,10 @@ def load_target(name: str) -> Target:
         revisions.check(target.revision, f"target {name}")
     except revisions.UnknownRevision as exc:
         raise TargetImportError(str(exc)) from None
+    from mrv2_conformance.strategies import limits
+
+    try:  # the strategies keep prompts within what the target declares it holds
+        limits.configure(target.max_model_len)
+    except ValueError as exc:
+        raise TargetImportError(f"target {name}: {exc}") from None
     return target

@@ -25,6 +25,8 @@ from mrv2_conformance.conformance.build import (
 )
 from mrv2_conformance.conformance.fields import DEVICE_TWINS, TABLE_ARRAYS
 from mrv2_conformance.strategies import (
+    production_dummy_sizes,
+    production_examples,
     batch_cases,
     copy_sources,
     dummy_sizes,
@@ -74,12 +76,14 @@ def _check_twins(call: str, batch, device: str) -> None:
 
 @given(case=batch_cases())
 @no_draft_entries_example
+@production_examples
 def test_prepare_inputs_device_twins(target, case, device):
     table, buffers, out = prepare(target, case, device)
     check_twins(PREPARE_CALL, out, device, buffers, table)
 
 
 @given(sizes=dummy_sizes())
+@production_dummy_sizes
 def test_make_dummy_device_twins(target, device, sizes):
     num_reqs, num_tokens, _ = sizes
     call = f"make_dummy({num_reqs}, {num_tokens}, buffers)"
@@ -99,6 +103,7 @@ def test_partition_batch_device_twins(target, case, device):
 
 
 @given(case=batch_cases())
+@production_examples
 def test_device_gathers_equal_host_gathers(target, case, device):
     """Indexing the slot state with idx_mapping on the device (advanced indexing and
     index_select) gives what idx_mapping_np gives on the host."""

@@ -31,6 +31,7 @@ from mrv2_conformance.conformance.differential import (
 from mrv2_conformance.conformance.fields import ARRAY_FIELDS, SCALAR_FIELDS, TABLE_ARRAYS
 from mrv2_conformance.conformance.target import Target
 from mrv2_conformance.strategies import (
+    production_examples,
     BatchCase,
     batch_cases,
     copy_sources,
@@ -93,6 +94,7 @@ def test_slot_table_matches_reference(target, reference, history):
 
 
 @given(case=batches_and_missing_ids)
+@production_examples
 def test_gather_matches_reference(target, reference, case):
     ref, got = (run(t.gather_batch_req_state, case.batch(), case.build_table(t),
                     case.decode_query_len) for t in (reference, target))
@@ -107,6 +109,7 @@ def _prepare(t: Target, case: BatchCase, device: str) -> Outcome:
 
 
 @given(case=batches_and_missing_ids)
+@production_examples
 def test_prepare_inputs_matches_reference(target, reference, case, device):
     ref, got = _prepare(reference, case, device), _prepare(target, case, device)
     synchronize(device)

@@ -23,11 +23,19 @@ from mrv2_conformance.conformance.build import (
     prepare,
 )
 from mrv2_conformance.conformance.fields import check_batch_layout, check_no_conversion_on_use
-from mrv2_conformance.strategies import batch_cases, dummy_sizes, every_world_size, pcp_cases
+from mrv2_conformance.strategies import (
+    batch_cases,
+    dummy_sizes,
+    every_world_size,
+    pcp_cases,
+    production_dummy_sizes,
+    production_examples,
+)
 
 pytestmark = pytest.mark.dtype_width
 
 @given(case=batch_cases())
+@production_examples
 def test_gather_dtypes(target, case):
     out = target.gather_batch_req_state(case.batch(), case.build_table(target),
                                         case.decode_query_len)
@@ -46,6 +54,7 @@ def test_gather_dtypes(target, case):
 
 
 @given(case=batch_cases())
+@production_examples
 def test_prepare_inputs_dtypes(target, case, device):
     _, _, out = prepare(target, case, device)
     with every_failure():
@@ -54,6 +63,7 @@ def test_prepare_inputs_dtypes(target, case, device):
 
 
 @given(sizes=dummy_sizes())
+@production_dummy_sizes
 def test_make_dummy_dtypes(target, device, sizes):
     num_reqs, num_tokens, _ = sizes
     call = f"make_dummy({num_reqs}, {num_tokens}, buffers)"

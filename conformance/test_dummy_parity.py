@@ -19,7 +19,12 @@ from mrv2_conformance.conformance.assertions import (
 )
 from mrv2_conformance.conformance.build import PREPARE_CALL, prepare, synchronize
 from mrv2_conformance.conformance.fields import ARRAY_FIELDS, SCALAR_FIELDS, describe_field
-from mrv2_conformance.strategies import batch_cases, dummy_sizes
+from mrv2_conformance.strategies import (
+    batch_cases,
+    dummy_sizes,
+    production_dummy_sizes,
+    production_examples,
+)
 
 pytestmark = pytest.mark.dummy_parity
 
@@ -34,6 +39,7 @@ def _fields(batch) -> list[str]:
 
 @given(sizes=dummy_sizes())
 @example(sizes=(2, 2, 1))  # max_query_len=1 is valid when every request has one token
+@production_dummy_sizes
 def test_make_dummy_values(target, device, sizes):
     num_reqs, num_tokens, max_query_len = sizes
     call = f"make_dummy({num_reqs}, {num_tokens}, buffers, max_query_len={max_query_len})"
@@ -109,6 +115,7 @@ def test_make_dummy_touches_no_slot_table(target, device, case, sizes):
 
 
 @given(case=batch_cases(kinds=NO_DRAFTS))
+@production_examples
 def test_dummy_and_real_batches_have_the_same_form(target, device, case):
     """Same fields; per field the same type, dtype, device, rank and shape; same aliasing."""
     _, _, real = prepare(target, case, device)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from mrv2_conformance.conformance.build import synchronize
 from mrv2_conformance.conformance.effects import change_since_held, hold
 from mrv2_conformance.conformance.frozen import difference, freeze
@@ -26,6 +26,10 @@ from mrv2_conformance.strategies.steps import StepCase, step_cases
 pytestmark = pytest.mark.effects
 
 WORLD = 2  # the ranks a draft-free step is partitioned on
+# Half the profile's examples: every other property checks these clauses on each call
+# too; these add the inputs that reach every argument. (Test modules are imported
+# after the plugin has loaded the run's profile.)
+half_budget = settings(max_examples=max(10, settings().max_examples // 2))
 
 
 def _changed(label: str, before, value) -> None:
@@ -35,6 +39,7 @@ def _changed(label: str, before, value) -> None:
         f"and partition_batch: {change} (every function only reads it)")
 
 
+@half_budget
 @given(case=step_cases(shapes=("within capacity",)))
 def test_a_step_and_a_global_batch_are_only_read(target, device, case: StepCase):
     step = case.step()
@@ -60,6 +65,7 @@ def test_a_step_and_a_global_batch_are_only_read(target, device, case: StepCase)
     _changed("step", before, step)
 
 
+@half_budget
 @given(case=step_cases(shapes=("within capacity",)), sizes=dummy_sizes())
 def test_a_batch_keeps_its_values_while_the_buffers_serve_on(target, device, case, sizes):
     """A dummy batch and the same step again, built into the same table and buffers
@@ -80,6 +86,7 @@ def test_a_batch_keeps_its_values_while_the_buffers_serve_on(target, device, cas
     assert change is None, f"a dummy batch, then prepare_inputs again: {change}"
 
 
+@half_budget
 @given(x=copy_sources, case=sort_cases())
 def test_a_copy_and_a_sort_read_only_their_arguments(target, device, x, case):
     source = x.copy()

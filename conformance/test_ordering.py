@@ -10,7 +10,7 @@ from hypothesis import given
 from mrv2_conformance.conformance import oracle
 from mrv2_conformance.conformance.assertions import assert_equal, assert_values, every_failure, fail
 from mrv2_conformance.conformance.build import GATHER_CALL, PREPARE_CALL, prepare, synchronize
-from mrv2_conformance.strategies import batch_cases, sort_cases
+from mrv2_conformance.strategies import production_examples, batch_cases, sort_cases
 
 pytestmark = pytest.mark.ordering
 
@@ -49,6 +49,7 @@ def test_sort_batch_req_ids_is_pure(target, case):
 
 
 @given(case=batch_cases())
+@production_examples
 def test_gather_values(target, case):
     """F1.2: batch order, counts, slots and slot state gathered at those slots."""
     table = case.build_table(target)
@@ -77,6 +78,7 @@ def _check_gathered(out, table, case, order) -> None:
 
 
 @given(case=batch_cases())
+@production_examples
 def test_prepare_inputs_values(target, case, device):
     """F1.3: query_start_loc, seq_lens, expanded mapping, logits indices, cu_num_logits."""
     table, _, out = prepare(target, case, device)

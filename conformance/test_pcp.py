@@ -3,7 +3,6 @@ hidden-state restore round trip, placeholder ranks, capacity and argument errors
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import replace
 
 import numpy as np
@@ -31,13 +30,28 @@ from mrv2_conformance.strategies.pcp import WORLD_SIZES
 pytestmark = pytest.mark.pcp
 
 
-def local_tokens(global_batch, out) -> list[tuple[int, int]]:
-    """(global row, position in request) of every local token, in local order."""
-    tokens = []
-    for row, g in enumerate(np.asarray(out.local_to_global_batch_req_idx_np).tolist()):
-        start = int(out.num_computed_tokens_np[row])
-        tokens += [(g, start + j) for j in range(int(out.num_scheduled_tokens[row]))]
-    return tokens
+def local_tokens(global_batch, out) -> tuple[np.ndarray, np.ndarray]:
+    """(global row, position in request) of every local token, in local order, as two
+    arrays (a production prefill chunk is tens of thousands of tokens)."""
+    rows = np.asarray(out.local_to_global_batch_req_idx_np, dtype=np.int64)
+    counts = np.asarray(out.num_scheduled_tokens, dtype=np.int64)
+    starts = np.asarray(out.num_computed_tokens_np, dtype=np.int64)
+    first = np.concatenate([[0], np.cumsum(counts)[:-1]]) if len(counts) else counts
+    within = np.arange(int(counts.sum())) - np.repeat(first, counts)
+    return np.repeat(rows, counts), np.repeat(starts, counts) + within
+
+
+def flat_positions(global_batch, out) -> np.ndarray:
+    """Each local token's index in the global flat token order; -1 for a token that
+    lies outside its request's scheduled range."""
+    rows, pos = local_tokens(global_batch, out)
+    ok = (rows >= 0) & (rows < global_batch.num_reqs)
+    rows = np.where(ok, rows, 0)
+    start = np.asarray(global_batch.num_computed_tokens_np, dtype=np.int64)[rows]
+    q = np.asarray(global_batch.num_scheduled_tokens, dtype=np.int64)[rows]
+    inside = ok & (pos >= start) & (pos < start + q)
+    flat = np.asarray(global_batch.query_start_loc_np, dtype=np.int64)[rows] + pos - start
+    return np.where(inside, flat, -1)
 
 
 def expected_segments(global_batch, world_size: int, rank: int,
@@ -97,25 +111,39 @@ def test_partition_rows_are_in_the_revisions_order(target, case, device):
 def test_partition_covers_every_token(target, case, device):
     """All ranks together: each prefill token exactly once, each decode on every rank."""
     global_batch, outs = partition_all(target, case, device)
-    per_rank = [Counter(local_tokens(global_batch, out)) for out in outs]
-    total = sum(per_rank, Counter())
-    for g, q in enumerate(global_batch.num_scheduled_tokens.tolist()):
-        start = int(global_batch.num_computed_tokens_np[g])
-        for pos in range(start, start + q):
-            if global_batch.is_prefilling_np[g]:
-                assert total[(g, pos)] == 1, (
-                    f"partition_batch over {case.world_size} ranks: prefill token {pos} of "
-                    f"row {g} ({global_batch.req_ids[g]!r}) is on {total[(g, pos)]} ranks, "
-                    f"expected exactly 1")
-            else:
-                missing = [r for r, c in enumerate(per_rank) if c[(g, pos)] != 1]
-                assert not missing, (
-                    f"partition_batch over {case.world_size} ranks: decode token {pos} of "
-                    f"row {g} ({global_batch.req_ids[g]!r}) is not once on ranks {missing}")
-    extra = set(total) - {(g, p) for g, q in enumerate(global_batch.num_scheduled_tokens.tolist())
-                          for p in range(int(global_batch.num_computed_tokens_np[g]),
-                                         int(global_batch.num_computed_tokens_np[g]) + q)}
-    assert not extra, f"partition_batch: tokens that are in no request: {sorted(extra)[:5]}"
+    num_tokens = global_batch.num_tokens
+    per_rank = []
+    for rank, out in enumerate(outs):
+        flat = flat_positions(global_batch, out)
+        if (flat < 0).any():
+            rows, pos = local_tokens(global_batch, out)
+            i = int(np.flatnonzero(flat < 0)[0])
+            raise AssertionError(f"partition_batch over {case.world_size} ranks: rank {rank} "
+                                 f"has token {int(pos[i])} of row {int(rows[i])}, which is in "
+                                 f"no request's scheduled tokens")
+        per_rank.append(np.bincount(flat, minlength=num_tokens))
+    counts = np.asarray(global_batch.num_scheduled_tokens, dtype=np.int64)
+    prefill = np.repeat(np.asarray(global_batch.is_prefilling_np, dtype=bool), counts)
+    total = np.sum(per_rank, axis=0)
+    bad = np.flatnonzero(prefill & (total != 1))
+    if len(bad):
+        raise AssertionError(
+            f"partition_batch over {case.world_size} ranks: prefill token "
+            f"{_token_name(global_batch, int(bad[0]))} is on {int(total[bad[0]])} ranks, "
+            f"expected exactly 1 ({len(bad)} such tokens)")
+    for rank, c in enumerate(per_rank):
+        bad = np.flatnonzero(~prefill & (c != 1))
+        assert not len(bad), (
+            f"partition_batch over {case.world_size} ranks: decode token "
+            f"{_token_name(global_batch, int(bad[0]))} is {int(c[bad[0]])} times on rank "
+            f"{rank}, expected once on every rank")
+
+
+def _token_name(global_batch, flat: int) -> str:
+    qsl = np.asarray(global_batch.query_start_loc_np, dtype=np.int64)
+    g = int(np.searchsorted(qsl, flat, side="right") - 1)
+    pos = int(global_batch.num_computed_tokens_np[g]) + flat - int(qsl[g])
+    return f"{pos} of row {g} ({global_batch.req_ids[g]!r})"
 
 
 @given(case=pcp_cases())
@@ -126,13 +154,10 @@ def test_hidden_restore_idx_round_trip(target, case, device):
     global_batch, outs = partition_all(target, case, device)
     layout = target.build_pcp_layout(global_batch, case.world_size)
     restore = np.asarray(layout.hidden_restore_idx)
-    qsl = global_batch.query_start_loc_np
-    gathered = []
-    for out in outs:
-        flat = [int(qsl[g]) + pos - int(global_batch.num_computed_tokens_np[g])
-                for g, pos in local_tokens(global_batch, out)]
-        gathered += flat + [-1] * (out.num_tokens_after_padding - len(flat))
-    gathered = np.array(gathered, dtype=np.int64)
+    gathered = np.concatenate([np.concatenate([
+        flat := flat_positions(global_batch, out),
+        np.full(max(0, out.num_tokens_after_padding - len(flat)), -1, dtype=np.int64)])
+        for out in outs])
     call = f"build_pcp_layout(global_batch, {case.world_size}).hidden_restore_idx"
     assert restore.shape == (global_batch.num_tokens,), (
         f"{call}: shape {restore.shape}, expected ({global_batch.num_tokens},)")

@@ -32,8 +32,7 @@ def run_settings() -> settings:
 
 def test_engine_loop(target, device):
     reference = None if target.name == REFERENCE else reference_target(target.revision)
-    context = Context(target, reference, device,
-                      getattr(target.module, "MAX_MODEL_LEN", INT32_MAX))
+    context = Context(target, reference, device, target.max_model_len or INT32_MAX)
     loop = machine(context)
     if test_engine_loop.replay_state_machine:  # --reproduce (conformance/reproduce.py)
         version, blob = test_engine_loop.replay_state_machine

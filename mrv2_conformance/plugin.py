@@ -480,6 +480,7 @@ def _run_meta(config: pytest.Config, *, light: bool = False) -> dict[str, Any]:
     seed = config.getoption("hypothesis_seed", None)
     device_type = _device_choice(config)[0]
     if light:
+        max_model_len = None
         description, revision, devices = "", "", (
             "cpu; accelerators: those each worker sees, listed in the report")
     else:
@@ -488,11 +489,13 @@ def _run_meta(config: pytest.Config, *, light: bool = False) -> dict[str, Any]:
         description = (f"unavailable: {tgt.unavailable}" if tgt.unavailable else
                        getattr(tgt.module, "TARGET_DESCRIPTION", ""))
         revision = "" if tgt.unavailable else tgt.revision
+        max_model_len = None if tgt.unavailable else tgt.max_model_len
         devices = ", ".join(["cpu", *accelerator_devices(device_type)])
     return {
         "target": config.stash[TARGET_NAME_KEY],
         "target_description": description,
         "contract_revision": revision,
+        "max_model_len": max_model_len,
         "versions": f"python {platform.python_version()}, numpy {_version('numpy')}, "
                     f"torch {_version('torch')}, hypothesis {hypothesis.__version__}",
         "devices": devices,
@@ -545,6 +548,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         f"mrv2-conformance target: {meta['target']} ({where})",
         *([f"contract revision claimed: {meta['contract_revision']!r}"]
           if meta["contract_revision"] else []),
+        *([f"prompts up to {meta['max_model_len']:,} tokens (the target's MAX_MODEL_LEN; "
+           f"contexts to the int32 limit)"] if meta.get("max_model_len") else []),
         f"versions: {meta['versions']}",
         f"devices: {meta['devices']} (accelerator type {_device_choice(config)[0]!r})",
         f"hypothesis profile: {meta['profile']}, seed: {meta['seed']}",

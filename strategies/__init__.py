@@ -11,10 +11,11 @@ from mrv2_conformance.strategies.batches import (
     missing_id_cases,
     missing_id_examples,
     no_draft_entries_example,
+    production_examples,
     sort_cases,
 )
 from mrv2_conformance.strategies.ids import request_ids
-from mrv2_conformance.strategies.inputs import copy_sources, dummy_sizes
+from mrv2_conformance.strategies.inputs import copy_sources, dummy_sizes, production_dummy_sizes
 from mrv2_conformance.strategies.pcp import (
     PcpCase,
     every_world_size,
@@ -39,6 +40,8 @@ __all__ = [
     "pcp_cases",
     "placeholder_cases",
     "placeholder_examples",
+    "production_dummy_sizes",
+    "production_examples",
     "request_ids",
     "slot_histories",
     "sort_cases",

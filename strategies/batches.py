@@ -10,6 +10,7 @@ from typing import Any
 
 from hypothesis import event, example
 from hypothesis import strategies as st
+from mrv2_conformance.impl._checks import INT32_MAX
 from mrv2_conformance.impl.scheduler import SchedulerBatch
 from mrv2_conformance.strategies.ids import draw_fresh_id, id_schemes, make_fresh
 from mrv2_conformance.strategies.slot_tables import (
@@ -217,6 +218,55 @@ MISSING_ID_EXAMPLES = (
 NO_DRAFT_ENTRIES_EXAMPLE = BatchCase(
     _fixed_history(), {"a": 1, "b": 1, "c": 1}, {"b": [], "outsider": [7]}, 2,
     "spec_decode", 11)
+
+
+# Production limits and their neighbours (CONTRACT, Terms: Magnitudes), each an
+# explicit example of every property that builds a real batch:
+# - contexts at the int16, uint16 and float32-exact boundaries, past a million, and one
+#   token below the int32 limit (its seq_lens is exactly 2**31 - 1);
+# - the top slots of vLLM's table sizes: 1,024 (and 1,023), 256 and 257 (slot 256 is
+#   the first past uint8);
+# - steps of vLLM's default and large budgets (16,384 and 65,536 tokens, one prefill
+#   chunk taking all but one of them), and of 32,768 tokens (past int16);
+# - request ids that only the engine's random suffix tells apart, that share their
+#   first 64 characters, and of 4,096 characters.
+_BOUNDARIES = (2**15 - 1, 2**15, 2**16 - 1, 2**16, 2**20 + 1, 2**24, 2**24 + 1, INT32_MAX - 1)
+
+
+def _decodes_at(contexts: tuple[int, ...], ids: tuple[str, ...], size: int) -> BatchCase:
+    hist = SlotHistory.from_ops(size, *[("add", r, 5, c) for r, c in zip(ids, contexts,
+                                                                          strict=True)])
+    return BatchCase(hist, dict.fromkeys(ids, 1), {}, 1, "decode", len(ids) + 2)
+
+
+def _top_slots(size: int) -> BatchCase:
+    ids = ("a", "b", "c", "gone", "d")
+    hist = SlotHistory.from_ops(size, *[("add", r, 4, 6) for r in ids[:4]],
+                                ("remove", "gone", 0, 0), ("add", "d", 4, 6))
+    return BatchCase(hist, {"d": 1, "a": 1, "c": 1, "b": 1}, {}, 1, "decode", 8)
+
+
+def _long_step(total: int) -> BatchCase:
+    hist = SlotHistory.from_ops(4, ("add", "prompt", total - 1, 0), ("add", "decode", 3, 3))
+    return BatchCase(hist, {"prompt": total - 1, "decode": 1}, {}, 1, "mixed", total)
+
+
+_SUFFIXED = tuple(f"chatcmpl-client 7 é-{s:08x}" for s in (0x0A1B2C3D, 0x0A1B2C3E, 7))
+_PREFIXED = tuple("x" * 64 + tail for tail in ("-0", "-1", ""))
+PRODUCTION_EXAMPLES = (
+    _decodes_at(_BOUNDARIES, tuple(f"cmpl-{i:016x}-{i:08x}" for i in range(8)), 8),
+    _top_slots(1024), _top_slots(1023), _top_slots(257), _top_slots(256),
+    _long_step(16384), _long_step(32768), _long_step(65536),
+    _decodes_at((2**16, 2**16 + 1, 2**16 + 2), _SUFFIXED, 3),
+    _decodes_at((3, 4, 5), _PREFIXED, 3),
+    _decodes_at((7, 2**20), ("é" * 4096, "é" * 4095 + "e"), 2),
+)
+
+
+def production_examples(test: Any) -> Any:
+    for case in reversed(PRODUCTION_EXAMPLES):
+        test = example(case=case)(test)
+    return test
 
 
 def no_draft_entries_example(test: Any) -> Any:

@@ -102,20 +102,19 @@ class IdScheme:
         return self.prefix * self.repeat + _SUFFIXES[j % k] + (str(j // k) if j >= k else "")
 
 
-_STYLE = st.sampled_from(ID_STYLES)
+# (style, repeat): mostly short ids; now and then a text prefix repeated to hundreds
+# or thousands of characters (a client's X-Request-Id has no length limit). One choice.
+_STYLE = st.sampled_from([(s, 1) for s in ID_STYLES] * 3 + [("text", 64), ("text", 1000),
+                                                            ("mixed", 300)])
 _BASE = st.integers(0, 2**128 - 1)
-# Mostly short ids; now and then a prefix repeated to hundreds or thousands of
-# characters (a client's X-Request-Id has no length limit).
-_REPEAT = st.sampled_from((1,) * 6 + (64, 1000))
 
 
 @st.composite
 def id_schemes(draw: st.DrawFn) -> IdScheme:
     # Every choice is drawn whatever the style (slot_tables: aligned choices).
-    style = draw(_STYLE, label="id_style")
+    style, repeat = draw(_STYLE, label="id_style")
     prefix = draw(arbitrary_ids, label="id_prefix")
     base = draw(_BASE, label="id_base")
-    repeat = draw(_REPEAT, label="id_repeat")
     text = style in ("text", "mixed")
     return IdScheme(style, prefix if text else "", base if style != "text" else 0,
                     repeat if text and prefix else 1)

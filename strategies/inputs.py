@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+from hypothesis import example
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from mrv2_conformance.strategies.slot_tables import table_sizes
@@ -12,11 +15,29 @@ copy_sources = hnp.arrays(st.sampled_from([np.intp, np.int32, np.bool_]),
                           hnp.array_shapes(max_dims=1, min_side=1, max_side=64))
 
 
+_EXTRA = st.integers(0, 80)
+_BUDGET = st.sampled_from((None,) * 6 + (2048, 8192, 16384, 65536))
+
+
 @st.composite
 def dummy_sizes(draw: st.DrawFn) -> tuple[int, int, int | None]:
     """(num_reqs, num_tokens, max_query_len) that make_dummy must accept."""
     num_reqs = draw(table_sizes(), label="num_reqs")
-    num_tokens = num_reqs + draw(st.integers(0, 80), label="extra_tokens")
+    extra = draw(_EXTRA, label="extra_tokens")
+    # Now and then a step of vLLM's default or a large deployment's budget (a CUDA
+    # graph is captured for each), just under it.
+    budget = draw(_BUDGET, label="max_num_batched_tokens")
+    num_tokens = num_reqs + extra if budget is None else max(num_reqs, budget - extra)
     longest = -(-num_tokens // num_reqs)
     max_query_len = draw(st.none() | st.integers(longest, longest + 4), label="max_query_len")
     return num_reqs, num_tokens, max_query_len
+
+
+# vLLM's largest table and budget, and neighbours (CONTRACT, Terms: Magnitudes).
+PRODUCTION_DUMMY_SIZES = ((1024, 65536, None), (1023, 1024, 2), (256, 16384, 64))
+
+
+def production_dummy_sizes(test: Any) -> Any:
+    for sizes in reversed(PRODUCTION_DUMMY_SIZES):
+        test = example(sizes=sizes)(test)
+    return test

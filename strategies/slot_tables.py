@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hypothesis import strategies as st
+from mrv2_conformance.impl._checks import INT32_MAX
 from mrv2_conformance.strategies.ids import id_schemes, make_fresh
+from mrv2_conformance.strategies.limits import max_model_len
 
 # (op, req_id, prefill_len, num_computed_tokens); remove ops carry zeros.
 Op = tuple[str, str, int, int]
@@ -60,11 +62,24 @@ _MAX_OFFSET = 64
 # of its own), else 0-64.
 _BOUNDARY_CODES = 16
 _REQUEST_CODES = _MAX_PREFILL * (_BOUNDARY_CODES + _MAX_OFFSET + 1)
-_BOOL = st.booleans()
-_SIZE_CLASS = st.sampled_from(("small",) * 4 + ("large",))
+_SIZE_CLASS = st.sampled_from(("small",) * 8 + ("large",) * 2 + ("production",))
 _SMALL_SIZE = st.integers(1, SMALL_TABLE)
 _LARGE_SIZE = st.integers(SMALL_TABLE + 1, LARGE_TABLE)
+# vLLM's max_num_seqs: 256 by default, 1,024 on large GPUs; and their neighbours. Such a
+# table holds a few requests, on its top slots (the free list hands those out first).
+PRODUCTION_TABLES = (255, 256, 257, 1023, 1024)
+_PRODUCTION_SIZE = st.sampled_from(PRODUCTION_TABLES)
 _MAX_LEN = 12
+# (prompt scale, context base) of a history's requests: small numbers mostly; prompts
+# of up to 8,192 and 65,536 tokens (a step of vLLM's default or a prefill-heavy
+# deployment's max_num_batched_tokens, one chunk taking most of it); contexts straddling
+# the int16 and uint16 limits, past a million, at float32's last exact integer, and
+# below the int32 limit (a step still fits on top).
+CONTEXT_LIMIT = INT32_MAX - 2**17
+MAGNITUDES = ((1, 0),) * 7 + ((86, 0), (683, 0), (1, 2**15 - 48), (1, 2**16 - 48),
+                             (1, 2**20), (1, 2**24 - 48), (1, CONTEXT_LIMIT - 2**16))
+# Whether the table starts full, and the magnitude of its requests: one choice.
+_START = st.sampled_from([(full, m) for m in MAGNITUDES for full in (False, True)])
 
 
 def decode_request(code: int) -> tuple[int, int]:
@@ -99,11 +114,26 @@ def int_range(lo: int, hi: int) -> st.SearchStrategy[int]:
 
 
 def draw_table_size(draw: st.DrawFn, label: str = "max_num_reqs") -> int:
-    """max_num_reqs: 1-16 in four draws of five, 17-64 in the fifth, so size-dependent
-    code paths (a sort or lookup that changes method past a threshold) are reached at
-    every budget, while most examples stay small and fast."""
-    small = draw(_SIZE_CLASS, label=label + "_class") == "small"
-    return draw(_SMALL_SIZE if small else _LARGE_SIZE, label=label)
+    """max_num_reqs: 1-16 mostly, 17-64 now and then (size-dependent code paths: a
+    sort or lookup that changes method past a threshold), and a production size
+    (``PRODUCTION_TABLES``) in one draw of eleven, while most examples stay small."""
+    size_class = draw(_SIZE_CLASS, label=label + "_class")
+    small = draw(_SMALL_SIZE, label=label)  # aligned choices: drawn for every class
+    if size_class == "small":
+        return small
+    return draw(_LARGE_SIZE if size_class == "large" else _PRODUCTION_SIZE,
+                label=label + "_large")
+
+
+def _lift(prefill_len: int, computed: int, base: int, limit: int) -> tuple[int, int]:
+    """A request moved ``base`` tokens further into its life, in the same state: a
+    prefill's prompt and computed tokens both (a long prompt, mostly cached), a
+    decode's context only (a long output). Prompts stay within ``limit``."""
+    if computed < prefill_len:
+        lift = max(0, min(base, limit - prefill_len))
+        prefill_len, computed = min(prefill_len, limit), computed + lift
+        return prefill_len + lift, min(computed, prefill_len + lift - 1)
+    return min(prefill_len, limit), computed + base
 
 
 @st.composite
@@ -128,12 +158,16 @@ def slot_histories(draw: st.DrawFn, *, max_num_reqs: int | None = None,
         max_num_reqs = max(min_live, draw_table_size(draw))
     hist = SlotHistory(max_num_reqs, [])
     ids = draw(id_schemes(), label="ids")
+    # A full table is a case of its own; so are production magnitudes.
+    start_full, (scale, base) = draw(_START, label="start_full_and_magnitude")
+    limit = max_model_len()
     used: set[str] = set()
 
     def add(code: int) -> None:
         req_id = make_fresh(ids.name(len(used)), used)
         used.add(req_id)
         prefill_len, offset = decode_request(code)
+        prefill_len, offset = 1 + (prefill_len - 1) * scale, offset * scale
         # Computed tokens as an offset from a state boundary: shrinks to the boundary
         # (a fresh prefill, a just-finished prompt).
         if state == "prefill":
@@ -142,17 +176,21 @@ def slot_histories(draw: st.DrawFn, *, max_num_reqs: int | None = None,
             computed = prefill_len + offset
         else:
             computed = offset
+        prefill_len, computed = _lift(prefill_len, computed, base, limit)
         hist.ops.append(("add", req_id, prefill_len, computed))
         hist.live[req_id] = (prefill_len, computed)
 
     # An initial fill (up to a full table), then a random add/remove tail. The
     # simplest example is "add min_live requests".
-    start_full = draw(_BOOL, label="start_full")  # a full table is a case of its own
-    # A large table starts with more than SMALL_TABLE requests: that is its point.
-    least = min_live if max_num_reqs <= SMALL_TABLE else SMALL_TABLE + 1
+    # A large table starts with more than SMALL_TABLE requests: that is its point. A
+    # production-size table holds a few, on its top slots (never filled: a thousand
+    # requests cost a real runner seconds to admit, and add no corner).
+    production = max_num_reqs > LARGE_TABLE
+    least = min_live if max_num_reqs <= SMALL_TABLE or production else SMALL_TABLE + 1
+    most = min(max_num_reqs, SMALL_TABLE) if production else max_num_reqs
     # Drawn even when the table starts full (aligned choices, above).
-    initial = draw(int_range(least, max_num_reqs), label="initial_adds")
-    if start_full:
+    initial = draw(int_range(least, most), label="initial_adds")
+    if start_full and not production:
         initial = max_num_reqs
     for code in draw_codes(draw, initial, _REQUEST_CODES, "requests"):
         add(code)
@@ -170,7 +208,7 @@ def slot_histories(draw: st.DrawFn, *, max_num_reqs: int | None = None,
             del hist.live[victim]
             hist.removed.append(victim)
             hist.ops.append(("remove", victim, 0, 0))
-    if end_full:
+    if end_full and not production:
         for code in draw_codes(draw, max_num_reqs - len(hist.live), _REQUEST_CODES, "fill"):
             add(code)
     hist.removed = [r for r in hist.removed if r not in hist.live]

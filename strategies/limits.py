@@ -1,0 +1,37 @@
+"""What the target can hold, which the strategies respect.
+
+A target may declare ``MAX_MODEL_LEN``: the longest prompt (prefill tokens) a request
+of it may have (vLLM's ``max_model_len``, which sizes a runner's per-request token
+store). The plugin configures it here once per process, after importing the target,
+and every strategy keeps prompts within it; contexts (computed tokens) of decoding
+requests are not limited by it. Without a declaration the limit is the contract's:
+int32.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mrv2_conformance.impl._checks import INT32_MAX
+
+
+@dataclass
+class Limits:
+    max_model_len: int = INT32_MAX
+
+
+LIMITS = Limits()
+
+
+def configure(max_model_len: int | None) -> None:
+    """Called by the plugin with the target's ``MAX_MODEL_LEN`` (None: undeclared)."""
+    valid = isinstance(max_model_len, int) and not isinstance(max_model_len, bool) and \
+        1 <= max_model_len <= INT32_MAX
+    if max_model_len is not None and not valid:
+        raise ValueError(f"MAX_MODEL_LEN must be an int in [1, {INT32_MAX}], got "
+                         f"{max_model_len!r}")
+    LIMITS.max_model_len = INT32_MAX if max_model_len is None else max_model_len
+
+
+def max_model_len() -> int:
+    return LIMITS.max_model_len
