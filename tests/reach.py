@@ -20,6 +20,7 @@ floors sit well below the measured shares).
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,7 +36,11 @@ from mrv2_conformance.strategies import (
     placeholder_cases,
     sort_cases,
 )
-from mrv2_conformance.strategies.batches import MISSING_ID_EXAMPLES
+from mrv2_conformance.impl._checks import INT32_MAX
+from mrv2_conformance.strategies.batches import MISSING_ID_EXAMPLES, PRODUCTION_EXAMPLES
+from mrv2_conformance.strategies.engine import deployments
+from mrv2_conformance.strategies.inputs import PRODUCTION_DUMMY_SIZES
+from mrv2_conformance.strategies.steps import step_cases
 from mrv2_conformance.strategies.pcp import MIXED_BATCH, WORLD_SIZES, PcpCase, placeholder_case
 
 from mrv2_conformance import impl
@@ -47,6 +52,13 @@ class Corner:
     name: str
     floor: float  # minimum share of examples
     hit: Callable[[Any], bool]
+
+
+_VLLM_ID = re.compile(r"^(\d+_)?[a-z]+[-_].*-[0-9a-f]{8}$")
+
+
+def _max_context(case) -> int:
+    return max(c for _, c in case.history.live.values())
 
 
 def _slots(case) -> list[int]:
@@ -152,15 +164,57 @@ CORNERS: tuple[Corner, ...] = (
            lambda s: s[1] % s[0] != 0),
     Corner("dummy_sizes", "max_query_len given", 0.15, lambda s: s[2] is not None),
     Corner("dummy_sizes", "17+ requests", 0.05, lambda s: s[0] >= 17),
+    Corner("dummy_sizes", "a production table (255+ requests)", 0.01, lambda s: s[0] >= 255),
+    Corner("dummy_sizes", "2,048+ tokens (a vLLM budget)", 0.05, lambda s: s[1] >= 2048),
+    # Production magnitudes and ids (CONTRACT, Terms: Magnitudes).
+    Corner("batch_cases", "a context of 2**16+ tokens", 0.03,
+           lambda c: _max_context(c) >= 2**16),
+    Corner("batch_cases", "a context past a million tokens", 0.02,
+           lambda c: _max_context(c) > 10**6),
+    Corner("batch_cases", "a context within 2**18 of the int32 limit", 0.01,
+           lambda c: _max_context(c) >= INT32_MAX - 2**18),
+    Corner("batch_cases", "a prompt of 8,192+ tokens", 0.02,
+           lambda c: max(p for p, _ in c.history.live.values()) >= 8192),
+    Corner("batch_cases", "a step of 16,384+ tokens", 0.005, lambda c: c.num_tokens >= 16384),
+    Corner("batch_cases", "a production table (255+ slots)", 0.03,
+           lambda c: c.max_num_reqs >= 255),
+    Corner("batch_cases", "a slot past 255 in the batch", 0.02,
+           lambda c: max(_slots(c), default=0) > 255),
+    Corner("batch_cases", "a vLLM server id (prefix-...-<8 hex>)", 0.05,
+           lambda c: any(_VLLM_ID.match(r) for r in c.num_scheduled_tokens)),
+    Corner("batch_cases", "a request id of 1,000+ characters", 0.02,
+           lambda c: any(len(r) >= 1000 for r in c.num_scheduled_tokens)),
+    Corner("step_cases", "finishes a running request", 0.05,
+           lambda c: any(r in c.history.live for r in c.finished)),
+    Corner("step_cases", "finishes an id the table never held", 0.15,
+           lambda c: any(r not in c.history.live for r in c.finished)),
+    Corner("step_cases", "adds requests", 0.20, lambda c: bool(c.new)),
+    Corner("step_cases", "a new request reuses an id that left", 0.03,
+           lambda c: any(r.req_id in c.history.removed for r in c.new)),
+    Corner("step_cases", "moves a running request's computed tokens", 0.15,
+           lambda c: any(c.cached[r] != c.history.live[r][1] for r in c.cached
+                         if r in c.history.live)),
+    Corner("step_cases", "past capacity", 0.03, lambda c: c.past_capacity),
+    Corner("step_cases", "a running count for an id the table lacks", 0.03,
+           lambda c: bool(c.unknown_cached)),
+    Corner("deployments", "a production table (255+ slots)", 0.10,
+           lambda d: d.max_num_reqs >= 255),
+    Corner("deployments", "a budget of 8,192+ tokens", 0.10, lambda d: d.max_num_tokens >= 8192),
+    Corner("deployments", "speculative decoding", 0.10, lambda d: d.num_speculative_tokens > 0),
+    Corner("deployments", "PCP (world size > 1)", 0.10, lambda d: d.pcp_world_size > 1),
+    Corner("deployments", "vLLM server ids", 0.05, lambda d: d.ids.style in ("vllm", "mixed")),
 )
 
 STRATEGIES = {"batch_cases": batch_cases(), "sort_cases": sort_cases(),
               "missing_id_cases": missing_id_cases(), "pcp_cases": pcp_cases(),
-              "placeholder_cases": placeholder_cases(), "dummy_sizes": dummy_sizes()}
+              "placeholder_cases": placeholder_cases(), "dummy_sizes": dummy_sizes(),
+              "step_cases": step_cases(), "deployments": deployments()}
 
 
 # What the properties run besides their random draws (their @example decorators).
 EXPLICIT = {"pcp_cases": [PcpCase(MIXED_BATCH, w) for w in WORLD_SIZES],
+            "batch_cases": list(PRODUCTION_EXAMPLES),
+            "dummy_sizes": list(PRODUCTION_DUMMY_SIZES),
             "missing_id_cases": list(MISSING_ID_EXAMPLES),
             "placeholder_cases": [placeholder_case(w, (w - 1,)) for w in WORLD_SIZES[1:]]}
 
