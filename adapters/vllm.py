@@ -31,7 +31,9 @@ from mrv2_conformance.adapters._vllm.interface import (
     prepare_inputs,
     probe,
     sort_batch_req_ids,
+    update_states,
 )
+from mrv2_conformance.adapters._vllm.slot_table import MAX_MODEL_LEN
 
 VLLM_VERSION: str = upstream.VERSION
 CONTRACT_REVISION = "#51210"  # what a release without PCP can claim: it never reaches F3
@@ -49,6 +51,18 @@ probe()  # a runner attribute or API this release has and the adapter lacks: one
 TARGET_DESCRIPTION = (f"vLLM {VLLM_VERSION} at {upstream.vllm.__path__[0]}, contract "
                       f"revision {CONTRACT_REVISION!r} (read from its PCPManager)")
 
-__all__ = ["CONTRACT_REVISION", "TARGET_DESCRIPTION", "VLLM_VERSION", "InputBuffers", "SlotTable",
-           "async_copy_to_gpu", "gather_batch_req_state", "make_dummy", "prepare_inputs",
-           "sort_batch_req_ids"]
+DISCLOSURES = [
+    "runner state outside the contract kept by a no-op stand-in (adapters/_vllm/runner.py "
+    "Bookkeeping): model_state, block_tables, lora_state, draft_tokens_handler; no "
+    "sampler, speculator, pooling or encoder",
+    "between steps, each running request's device num_computed_tokens is set to the "
+    "step's count (what the runner's post-sampling update leaves there; the suite "
+    "samples nothing)",
+    f"prompts up to MAX_MODEL_LEN={MAX_MODEL_LEN} tokens (the size of RequestState's "
+    f"token store)",
+]
+
+__all__ = ["CONTRACT_REVISION", "DISCLOSURES", "MAX_MODEL_LEN", "TARGET_DESCRIPTION",
+           "VLLM_VERSION", "InputBuffers", "SlotTable", "async_copy_to_gpu",
+           "gather_batch_req_state", "make_dummy", "prepare_inputs", "sort_batch_req_ids",
+           "update_states"]

@@ -21,7 +21,10 @@ it is one of a group freed together; every other slot must be exactly the refere
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+import dataclasses
 from dataclasses import dataclass
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -73,12 +76,34 @@ UPDATE_CALL = "update_states(step, table)"
 PREPARE_CALL = "prepare_inputs(step, table, buffers, decode_query_len)"
 
 
+# The lives a machine leads: the rules every life has, plus at most one error path. A
+# run ends at its first failure, so a known deviation on one path (vLLM's assert for a
+# full table) must not end the runs that check everything else.
+LIVES = ("steady", "unknown_ids", "full_table")
+
+
 @dataclass(frozen=True)
 class Context:
     target: Target
     reference: Target | None  # None when the target is the reference
     device: str
     max_model_len: int
+    life: str = "steady"
+    # The test's xfails entries, and the failure lines of theirs seen in any run: a known
+    # deviation is set aside, so that the run goes on and finds what else there is.
+    known: tuple[Any, ...] = ()
+    seen: set[str] = dataclasses.field(default_factory=set)
+
+    def set_aside(self, exc: ContractViolation) -> None:
+        """Raise ``exc`` with the lines no known deviation covers; keep the others."""
+        if not self.known:
+            raise exc
+        from mrv2_conformance.conformance.xfails import cover
+
+        _, unknown = cover(list(self.known), exc.failures)
+        self.seen.update(f for f in exc.failures if f not in unknown)
+        if unknown:
+            raise ContractViolation(unknown) from exc
 
 
 @dataclass
@@ -100,6 +125,15 @@ class EngineLoopBase(RuleBasedStateMachine):
         super().__init__()
         self.steps = 0
         self.held: list[Held] = []
+
+    @contextmanager
+    def _checks(self) -> Iterator[None]:
+        """Every check of the block, its known deviations set aside (``Context``)."""
+        try:
+            with every_failure():
+                yield
+        except ContractViolation as exc:
+            self.context.set_aside(exc)
 
     # --- setup -------------------------------------------------------------------------
 
@@ -157,6 +191,7 @@ class EngineLoopBase(RuleBasedStateMachine):
     def step(self, plan: bytes) -> None:
         self._step(self.engine.plan(plan))
 
+    @precondition(lambda self: self.context.life == "unknown_ids")
     @rule(plan=step_plans, reuse=arrival_counts)
     def step_naming_an_id_the_table_lacks(self, plan: bytes, reuse: int) -> None:
         """A scheduled id that left earlier (or was never seen): the update applies,
@@ -165,7 +200,8 @@ class EngineLoopBase(RuleBasedStateMachine):
         missing = gone[reuse % len(gone)] if gone and reuse > 1 else self.engine.fresh_id()
         self._step(self.engine.plan(plan, missing=[missing]))
 
-    @precondition(lambda self: len(self.engine.waiting) > self.engine.free_slots)
+    @precondition(lambda self: self.context.life == "full_table"
+                  and len(self.engine.waiting) > self.engine.free_slots)
     @rule(plan=step_plans)
     def step_past_a_full_table(self, plan: bytes) -> None:
         """More new requests than free slots: refused, and nothing changes."""
@@ -174,7 +210,7 @@ class EngineLoopBase(RuleBasedStateMachine):
         note(f"step {self.steps} (past a full table): {step.describe()}")
         before = [state.snapshot({"table": s.table}) for s in self.sides]
         outcomes = [self._run(s.impl.update_states, step.batch, s.table) for s in self.sides]
-        with every_failure():
+        with self._checks():
             if outcomes[0].error is None:
                 fail(f"{UPDATE_CALL}: the step adds {len(step.new)} requests to a table with "
                      f"{self.engine.free_slots} free slots (after its finished ids "
@@ -203,7 +239,7 @@ class EngineLoopBase(RuleBasedStateMachine):
                 for s in self.sides]
         synchronize(self.context.device)
         got = outs[0]
-        with every_failure():
+        with self._checks():
             if got.error is not None:
                 fail(f"{call}: raised {type(got.error).__name__}: {got.error}")
             elif len(outs) == 2 and not assert_same_outcome(call, outs[1], got):
@@ -223,7 +259,7 @@ class EngineLoopBase(RuleBasedStateMachine):
         self.steps += 1
         note(f"step {self.steps}: {step.describe()}")
         updated = [self._run(s.impl.update_states, step.batch, s.table) for s in self.sides]
-        with every_failure():
+        with self._checks():
             if updated[0].error is not None:
                 fail(f"{UPDATE_CALL}: raised {type(updated[0].error).__name__}: "
                      f"{updated[0].error}")
@@ -231,7 +267,7 @@ class EngineLoopBase(RuleBasedStateMachine):
                 assert_same_outcome(UPDATE_CALL, updated[1], updated[0])
         self._relabel_new(step)
         self.engine.admit(step)
-        with every_failure():
+        with self._checks():
             self._check_table()
         if not step.batch.num_scheduled_tokens:
             return  # vLLM's runner stops after the update when nothing is scheduled
@@ -243,7 +279,7 @@ class EngineLoopBase(RuleBasedStateMachine):
                 for s in self.sides]
         synchronize(self.context.device)
         got = outs[0]
-        with every_failure():
+        with self._checks():
             if got.error is not None:
                 fail(f"{PREPARE_CALL}: raised {type(got.error).__name__}: {got.error}")
             elif len(outs) == 2 and not assert_same_outcome(PREPARE_CALL, outs[1], got):
@@ -263,7 +299,7 @@ class EngineLoopBase(RuleBasedStateMachine):
         outs = [self._run(s.impl.prepare_inputs, step.batch, s.table, s.buffers, dql)
                 for s in self.sides]
         got = outs[0]
-        with every_failure():
+        with self._checks():
             if not (type(got.error) is KeyError and len(got.error.args) == 1
                     and got.error.args[0] in step.missing):
                 fail(f"{PREPARE_CALL}: scheduled {list(step.missing)!r}, which the table "
@@ -282,7 +318,7 @@ class EngineLoopBase(RuleBasedStateMachine):
                     for s, g in zip(self.sides, globals_, strict=True)]
             synchronize(self.context.device)
             got = outs[0]
-            with every_failure():
+            with self._checks():
                 if got.error is not None:
                     fail(f"{call}: raised {type(got.error).__name__}: {got.error}")
                 elif len(outs) == 2 and not assert_same_outcome(call, outs[1], got):
@@ -313,10 +349,10 @@ class EngineLoopBase(RuleBasedStateMachine):
                 group = self.freed_together.get(mapped)
                 if group is None or self.freed_together.get(s) != group:
                     expected = int(np.flatnonzero(self.relabel == s)[0])
-                    raise ContractViolation([
+                    self.context.set_aside(ContractViolation([
                         f"{UPDATE_CALL}: new request {req.req_id!r} got slot {t}; the free "
                         f"list (last in, first out: CONTRACT Terms, F4) hands out slot "
-                        f"{expected} next (the reference's {s})"])
+                        f"{expected} next (the reference's {s})"]))
                 other = int(np.flatnonzero(self.relabel == s)[0])
                 self.relabel[t], self.relabel[other] = s, mapped
             self.freed_together.pop(s, None)
@@ -425,7 +461,7 @@ class EngineLoopBase(RuleBasedStateMachine):
     def earlier_results_hold(self) -> None:
         """Every batch returned earlier still holds every value it held."""
         synchronize(self.context.device)
-        with every_failure():
+        with self._checks():
             for held in self.held:
                 change = change_since_held(held)
                 if change:

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from mrv2_conformance.impl._checks import INT32_MAX
 from mrv2_conformance.impl.scheduler import SchedulerBatch
 from mrv2_conformance.strategies.ids import draw_fresh_id, id_schemes, make_fresh
+from mrv2_conformance.strategies.limits import max_model_len
 from mrv2_conformance.strategies.slot_tables import (
     SMALL_TABLE,
     SlotHistory,
@@ -247,24 +248,32 @@ def _top_slots(size: int) -> BatchCase:
 
 
 def _long_step(total: int) -> BatchCase:
-    hist = SlotHistory.from_ops(4, ("add", "prompt", total - 1, 0), ("add", "decode", 3, 3))
-    return BatchCase(hist, {"prompt": total - 1, "decode": 1}, {}, 1, "mixed", total)
+    """A prompt of all but one of the step's tokens, and a decode: the prompt within the
+    target's MAX_MODEL_LEN (strategies/limits.py)."""
+    prompt = min(total - 1, max_model_len())
+    hist = SlotHistory.from_ops(4, ("add", "prompt", prompt, 0), ("add", "decode", 3, 3))
+    return BatchCase(hist, {"prompt": prompt, "decode": 1}, {}, 1, "mixed", prompt + 1)
 
 
 _SUFFIXED = tuple(f"chatcmpl-client 7 é-{s:08x}" for s in (0x0A1B2C3D, 0x0A1B2C3E, 7))
 _PREFIXED = tuple("x" * 64 + tail for tail in ("-0", "-1", ""))
-PRODUCTION_EXAMPLES = (
-    _decodes_at(_BOUNDARIES, tuple(f"cmpl-{i:016x}-{i:08x}" for i in range(8)), 8),
-    _top_slots(1024), _top_slots(1023), _top_slots(257), _top_slots(256),
-    _long_step(16384), _long_step(32768), _long_step(65536),
-    _decodes_at((2**16, 2**16 + 1, 2**16 + 2), _SUFFIXED, 3),
-    _decodes_at((3, 4, 5), _PREFIXED, 3),
-    _decodes_at((7, 2**20), ("é" * 4096, "é" * 4095 + "e"), 2),
-)
+def production_cases() -> list[BatchCase]:
+    """The examples at the current limits (built when a test module is decorated,
+    after the plugin has configured the target's MAX_MODEL_LEN)."""
+    cases = [
+        _decodes_at(_BOUNDARIES, tuple(f"cmpl-{i:016x}-{i:08x}" for i in range(8)), 8),
+        _top_slots(1024), _top_slots(1023), _top_slots(257), _top_slots(256),
+        _decodes_at((2**16, 2**16 + 1, 2**16 + 2), _SUFFIXED, 3),
+        _decodes_at((3, 4, 5), _PREFIXED, 3),
+        _decodes_at((7, 2**20), ("é" * 4096, "é" * 4095 + "e"), 2),
+    ]
+    # Steps past the target's longest prompt are not examples of it.
+    steps = {_long_step(n).num_tokens: _long_step(n) for n in (16384, 32768, 65536)}
+    return cases + list(steps.values())
 
 
 def production_examples(test: Any) -> Any:
-    for case in reversed(PRODUCTION_EXAMPLES):
+    for case in reversed(production_cases()):
         test = example(case=case)(test)
     return test
 

@@ -37,7 +37,7 @@ from mrv2_conformance.strategies import (
     sort_cases,
 )
 from mrv2_conformance.impl._checks import INT32_MAX
-from mrv2_conformance.strategies.batches import MISSING_ID_EXAMPLES, PRODUCTION_EXAMPLES
+from mrv2_conformance.strategies.batches import MISSING_ID_EXAMPLES, production_cases
 from mrv2_conformance.strategies.engine import deployments
 from mrv2_conformance.strategies.inputs import PRODUCTION_DUMMY_SIZES
 from mrv2_conformance.strategies.steps import step_cases
@@ -213,7 +213,7 @@ STRATEGIES = {"batch_cases": batch_cases(), "sort_cases": sort_cases(),
 
 # What the properties run besides their random draws (their @example decorators).
 EXPLICIT = {"pcp_cases": [PcpCase(MIXED_BATCH, w) for w in WORLD_SIZES],
-            "batch_cases": list(PRODUCTION_EXAMPLES),
+            "batch_cases": production_cases(),
             "dummy_sizes": list(PRODUCTION_DUMMY_SIZES),
             "missing_id_cases": list(MISSING_ID_EXAMPLES),
             "placeholder_cases": [placeholder_case(w, (w - 1,)) for w in WORLD_SIZES[1:]]}

@@ -64,7 +64,7 @@ def finding_3() -> tuple[str, str, str, str, bool]:
     buffers = t.InputBuffers(4, 64, "cpu")
     buffers.seq_lens_cpu.fill_(-1)
     before = buffers.seq_lens_cpu.clone()
-    stand_in = runner.stand_in(table.req_states, 1, buffers)
+    stand_in = runner.stand_in(table.states_on(table.device), 1, buffers)
     step = runner.scheduler_output({"a": 8, "missing": 1}, {}, 9)
     try:
         API.classes.runner._update_seq_lens_cpu(stand_in, step, ["a", "missing"])

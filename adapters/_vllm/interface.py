@@ -9,6 +9,7 @@ filled in: a release that lacks a field or a check fails the property that needs
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -18,7 +19,7 @@ from mrv2_conformance.adapters._vllm import runner
 from mrv2_conformance.adapters._vllm.environment import host_memory_stand_ins
 from mrv2_conformance.adapters._vllm.slot_table import SlotTable
 from mrv2_conformance.adapters._vllm.upstream import API, UnknownApi, buffer_utils, input_batch
-from mrv2_conformance.impl.scheduler import SchedulerBatch
+from mrv2_conformance.impl.scheduler import NewRequest, SchedulerBatch
 
 __all__ = [
     "InputBuffers",
@@ -29,7 +30,9 @@ __all__ = [
     "make_dummy",
     "prepare_inputs",
     "probe",
+    "req_states_of",
     "sort_batch_req_ids",
+    "update_states",
 ]
 
 
@@ -57,9 +60,15 @@ def sort_batch_req_ids(num_tokens_per_req: Mapping[str, int],
 
 
 def _scheduler_output(batch: Any) -> Any:
-    return runner.scheduler_output(batch.num_scheduled_tokens,
-                                   batch.scheduled_spec_decode_tokens,
-                                   batch.total_num_scheduled_tokens)
+    # The whole step, its request updates included: the runner hands prepare_inputs
+    # the same SchedulerOutput as its update path (a port reads it there too).
+    return runner.scheduler_output_of(batch)
+
+
+def update_states(step: Any, slot_table: SlotTable) -> None:
+    """CONTRACT F4: upstream's ``finish_requests``, ``add_requests`` and
+    ``update_requests`` on the step (``SlotTable.update_states``)."""
+    slot_table.update_states(step)
 
 
 def gather_batch_req_state(batch: Any, slot_table: SlotTable, decode_query_len: int) -> Any:
@@ -71,7 +80,7 @@ def gather_batch_req_state(batch: Any, slot_table: SlotTable, decode_query_len: 
                                max(1, int(batch.total_num_scheduled_tokens)),
                                slot_table.device)
         return prepare_inputs(batch, slot_table, buffers, decode_query_len)
-    stand_in = runner.stand_in(slot_table.req_states, decode_query_len)
+    stand_in = runner.stand_in(slot_table.states_on(slot_table.device), decode_query_len)
     with host_memory_stand_ins(buffer_utils):
         state, _ = API.gather(stand_in, scheduler_output=_scheduler_output(batch),
                               dummy_run=False)
@@ -92,9 +101,23 @@ def prepare_inputs(batch: Any, slot_table: SlotTable, input_buffers: InputBuffer
             state, _ = API.gather(stand_in, scheduler_output=step, dummy_run=False)
         out = API.prepare(stand_in, scheduler_output=step, batch_req_state=state,
                           batch_desc=desc, num_active_loras=0)
-    # 0.27.1's PCPManager reads the runner's slot table: remember which it was.
-    out.adapter_req_states = req_states
+    # 0.27.1's PCPManager reads the runner's slot table: remember which it was (beside
+    # the batch, not on it: a batch holds only what upstream put there).
+    remember_req_states(out, req_states)
     return out
+
+
+_req_states_of: dict[int, Any] = {}
+
+
+def remember_req_states(batch: Any, req_states: Any) -> None:
+    _req_states_of[id(batch)] = req_states
+    weakref.finalize(batch, _req_states_of.pop, id(batch), None)
+
+
+def req_states_of(batch: Any) -> Any:
+    """The upstream slot table a batch was built from (None for a dummy batch)."""
+    return _req_states_of.get(id(batch))
 
 
 def make_dummy(num_reqs: int, num_tokens: int, input_buffers: InputBuffers,
@@ -125,9 +148,16 @@ def probe() -> None:
     table.add_request("probe", 4)
     buffers = buffers_class(API.classes.input_buffers)(2, 8, table.device)
     batch = SchedulerBatch({"probe": 4})
+    # A step that adds a request, then one that continues it and finishes the first.
+    arrive = SchedulerBatch({"next": 2}, scheduled_new_reqs=[NewRequest("next", 4)])
+    go_on = SchedulerBatch({"next": 2}, scheduled_cached_reqs={"next": 2},
+                           finished_req_ids={"probe"})
     try:
         prepare_inputs(batch, table, buffers, 1)
         make_dummy(1, 1, buffers)
+        for step in (arrive, go_on):
+            update_states(step, table)
+            prepare_inputs(step, table, buffers, 1)
     except AttributeError as exc:
         if "stand-in" in str(exc):
             raise UnknownApi(str(exc)) from None

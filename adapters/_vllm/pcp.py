@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import torch
 from mrv2_conformance.adapters._vllm.environment import host_memory_stand_ins
+from mrv2_conformance.adapters._vllm.interface import req_states_of
 from mrv2_conformance.adapters._vllm.runner import eager_descriptor
 from mrv2_conformance.adapters._vllm.upstream import API, VERSION, UnknownApi, buffer_utils
 
@@ -48,7 +49,7 @@ def _manager(world_size: int, rank: int, device: torch.device, global_batch: Any
              input_buffers: Any | None) -> Any:
     # Decodes replicated; 0.27.1 reads the slot table the batch came from.
     kwargs: dict[str, Any] = dict(shard_decode_requests=False,
-                                  req_states=getattr(global_batch, "adapter_req_states", None),
+                                  req_states=req_states_of(global_batch),
                                   **dict(API.classes.pcp_kwargs))
     if input_buffers is not None:  # sizes the manager's per-row state for these buffers
         kwargs["max_num_reqs"] = -(-input_buffers.max_num_reqs // 2)

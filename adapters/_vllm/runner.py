@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+from collections.abc import Sequence
 from types import FunctionType, SimpleNamespace
 from typing import Any
 
@@ -26,13 +27,42 @@ from mrv2_conformance.adapters._vllm.upstream import (
     model_runner,
 )
 
-# Hidden attributes the methods read that have nothing to do with the contract.
+class Bookkeeping:
+    """The runner's per-request state outside the contract (the model's own state, KV
+    block tables, LoRA, pending draft tokens), which ``add_requests`` and
+    ``finish_requests`` keep next to the slot table: it records nothing. Disclosed by
+    the targets."""
+
+    num_new_sampled_tokens_per_step = 1
+
+    def add_request(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def remove_request(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def apply_staged_writes(self) -> None:
+        pass
+
+    def append_block_ids(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def discard(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+
+BOOKKEEPING = ("model_state", "block_tables", "lora_state", "draft_tokens_handler")
+# Hidden attributes the methods read that have nothing to do with the contract: a
+# plain generating runner on the last (only) pipeline stage, without pooling,
+# multimodal encoders, prompt logprobs, a speculator or adaptive verification.
 _PLAIN_RUNNER = dict(
     use_pp=False, use_dcp=False, dcp_size=1, dcp_rank=0, cp_interleave=1,
     pcp_manager=None, adaptive_verification=None, fast_prefill=None,
-    kv_block_zeroer=None, kv_caches=[], replayssm_block_copy_tensors=[], block_tables=None,
+    kv_block_zeroer=None, kv_caches=[], replayssm_block_copy_tensors=[],
     model_config=SimpleNamespace(rswa_window=None),
-    model_state=SimpleNamespace(num_new_sampled_tokens_per_step=1),
+    pooling_runner=None, pp_handler=None, encoder_cache=None, prompt_logprobs_worker=None,
+    speculator=None, sampler=None, is_last_pp_rank=True,
+    **dict.fromkeys(BOOKKEEPING, Bookkeeping()),
 )
 
 
@@ -69,12 +99,50 @@ def _empty_step() -> Any:
 
 def scheduler_output(num_scheduled_tokens: dict[str, int],
                      scheduled_spec_decode_tokens: dict[str, list[int]],
-                     total_num_scheduled_tokens: int) -> Any:
-    """A step with no cached-request updates, no new blocks, no structured output."""
-    return dataclasses.replace(
-        _empty_step(), num_scheduled_tokens=num_scheduled_tokens,
+                     total_num_scheduled_tokens: int, new_reqs: Sequence[Any] = (),
+                     cached: dict[str, int] | None = None,
+                     finished: set[str] | frozenset[str] = frozenset()) -> Any:
+    """Upstream's ``SchedulerOutput`` of a step: its tokens, its new requests (prompts
+    of token id 0, no sampling or pooling parameters, no blocks), its running requests'
+    computed tokens (no new tokens or blocks) and its finished ids; no structured
+    output."""
+    empty = _empty_step()
+    changes: dict[str, Any] = dict(
+        num_scheduled_tokens=num_scheduled_tokens,
         scheduled_spec_decode_tokens=scheduled_spec_decode_tokens,
         total_num_scheduled_tokens=total_num_scheduled_tokens)
+    if new_reqs:
+        changes["scheduled_new_reqs"] = [_new_request(r) for r in new_reqs]
+    if cached:
+        changes["scheduled_cached_reqs"] = _cached_requests(cached)
+    if finished:
+        changes["finished_req_ids"] = set(finished)
+    return dataclasses.replace(empty, **changes)
+
+
+def scheduler_output_of(step: Any) -> Any:
+    """Upstream's ``SchedulerOutput`` of one of the suite's steps (``SchedulerBatch``)."""
+    return scheduler_output(
+        step.num_scheduled_tokens, step.scheduled_spec_decode_tokens,
+        step.total_num_scheduled_tokens, getattr(step, "scheduled_new_reqs", ()),
+        getattr(step, "scheduled_cached_reqs", None), getattr(step, "finished_req_ids", ()))
+
+
+def _new_request(req: Any) -> Any:
+    """Upstream's ``NewRequestData``, every field bound by name (calls.py)."""
+    tokens = [0] * req.prefill_len
+    return API.new_request_data(
+        req_id=req.req_id, prompt_token_ids=tokens, prefill_token_ids=list(tokens),
+        mm_features=[], sampling_params=None, pooling_params=None, block_ids=([],),
+        num_computed_tokens=req.num_computed_tokens, lora_request=None)
+
+
+def _cached_requests(cached: dict[str, int]) -> Any:
+    n = len(cached)
+    return API.cached_request_data(
+        req_ids=list(cached), num_computed_tokens=list(cached.values()),
+        new_token_ids=[[] for _ in range(n)], new_block_ids=[None] * n,
+        num_output_tokens=[0] * n, resumed_req_ids=set(), all_token_ids={})
 
 
 def update_requests(req_states: Any) -> None:
@@ -90,5 +158,5 @@ def eager_descriptor(num_tokens: int) -> Any:
                                                  num_tokens=num_tokens, num_reqs=None)
 
 
-__all__ = ["StandInRunner", "eager_descriptor", "scheduler_output", "stand_in",
-           "update_requests"]
+__all__ = ["BOOKKEEPING", "Bookkeeping", "StandInRunner", "eager_descriptor",
+           "scheduler_output", "scheduler_output_of", "stand_in", "update_requests"]

@@ -10,9 +10,12 @@ from mrv2_conformance.adapters._vllm import runner
 from mrv2_conformance.adapters._vllm.environment import has_accelerator, host_memory_stand_ins
 from mrv2_conformance.adapters._vllm.upstream import API, buffer_utils
 
-# RequestState sizes its token store [max_num_reqs, max_model_len]; the suite's
-# requests are far shorter (strategies: prefill_len <= 96).
-MAX_MODEL_LEN = 4096
+# RequestState sizes its token store [max_num_reqs, max_model_len] (int32): 64 MiB for
+# a 1,024-slot table at 16,384 (vLLM's largest default max_num_batched_tokens), which
+# every "nothing changed" check copies and compares. The targets declare it as their
+# MAX_MODEL_LEN, and the strategies keep prompts within it; contexts of decodes go to
+# the int32 limit (upstream reads the store only at a prefill's positions).
+MAX_MODEL_LEN = 16384
 MAX_SPEC_STEPS = 8
 _VOCAB_SIZE = 32000
 
@@ -26,9 +29,10 @@ class SlotTable:
 
     ``add_request(req_id, prefill_len, num_computed_tokens)`` admits the request as
     upstream's ``add_requests`` does (a prompt of ``prefill_len`` tokens already
-    ``num_computed_tokens`` long), applies the staged writes, then runs upstream's
-    ``update_requests`` bookkeeping, so the state is what the runner holds before
-    ``prepare_inputs``. Everything else (slot choice, errors) is upstream's.
+    ``num_computed_tokens`` long) and runs upstream's ``update_requests`` bookkeeping,
+    so the state is what the runner holds before ``prepare_inputs``; its staged device
+    writes are applied at once (a later call must find nothing pending that it would
+    then change). Everything else (slot choice, errors) is upstream's.
     Upstream tables live on one device; ``states_on`` replays the history onto
     another when buffers elsewhere ask for it.
     """
@@ -47,13 +51,12 @@ class SlotTable:
                 max_num_batched_tokens=MAX_MODEL_LEN, num_speculative_steps=MAX_SPEC_STEPS,
                 vocab_size=_VOCAB_SIZE, device=device)
 
-    @staticmethod
-    def _add(req_states: Any, req_id: str, prefill_len: int, num_computed_tokens: int) -> None:
+    def _add(self, req_states: Any, req_id: str, prefill_len: int,
+             num_computed_tokens: int) -> None:
         with host_memory_stand_ins(buffer_utils):
             API.add_request(req_states, req_id=req_id, prompt_len=prefill_len,
-                                   all_token_ids=[0] * prefill_len,
-                                   num_computed_tokens=num_computed_tokens,
-                                   max_tokens=MAX_MODEL_LEN)
+                            all_token_ids=[0] * prefill_len,
+                            num_computed_tokens=num_computed_tokens, max_tokens=MAX_MODEL_LEN)
             req_states.apply_staged_writes()
             runner.update_requests(req_states)
 
@@ -61,6 +64,32 @@ class SlotTable:
         self._add(self.req_states, req_id, prefill_len, num_computed_tokens)
         self._ops.append(("add", (req_id, prefill_len, num_computed_tokens)))
         return self.req_states.req_id_to_index[req_id]
+
+    def _update(self, req_states: Any, step: Any) -> None:
+        """A step's request updates as the runner applies them: upstream's
+        ``finish_requests``, ``add_requests`` and ``update_requests`` (the plugin's,
+        where it overrides them) on upstream's ``SchedulerOutput`` of the step.
+
+        Before them, the device copy of each running request's computed tokens is set
+        to the step's count: what the runner's post-sampling update (``post_update``,
+        computed + scheduled - rejected) left there after the previous step, which the
+        suite does not run (it samples nothing)."""
+        output = runner.scheduler_output_of(step)
+        stand_in = runner.stand_in(req_states, 1)
+        with host_memory_stand_ins(buffer_utils):
+            device = req_states.num_computed_tokens
+            for req_id, computed in step.scheduled_cached_reqs.items():
+                slot = req_states.req_id_to_index.get(req_id)
+                if slot is not None:
+                    device.stage_write_elem(slot, computed)
+            device.apply_write()
+            API.finish_requests(stand_in, scheduler_output=output)
+            API.add_requests(stand_in, scheduler_output=output)
+            API.update_requests(stand_in, scheduler_output=output)
+
+    def update_states(self, step: Any) -> None:
+        self._update(self.req_states, step)
+        self._ops.append(("step", (step,)))
 
     def remove_request(self, req_id: str) -> int | None:
         slot = self.req_states.remove_request(req_id)
@@ -78,6 +107,8 @@ class SlotTable:
             for op, args in self._ops:
                 if op == "add":
                     self._add(replica, *args)
+                elif op == "step":
+                    self._update(replica, *args)
                 else:
                     replica.remove_request(*args)
             self._replicas[device] = (len(self._ops), replica)

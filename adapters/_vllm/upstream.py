@@ -39,7 +39,7 @@ except ImportError:
     pcp_manager = None
 
 try:  # upstream's own scheduler step, so a field added upstream is never missing
-    from vllm.v1.core.sched.output import SchedulerOutput
+    from vllm.v1.core.sched.output import CachedRequestData, NewRequestData, SchedulerOutput
 except ImportError as exc:
     raise UnknownApi(f"vLLM {VERSION} has no vllm.v1.core.sched.output.SchedulerOutput "
                      f"({exc})") from None
@@ -76,6 +76,10 @@ class Api:
     gather: Call | None  # GPUModelRunner.gather_batch_req_state (0.28.0+); before, inline
     prepare: Call
     update_requests: Call
+    finish_requests: Call
+    add_requests: Call
+    new_request_data: Call
+    cached_request_data: Call
     make_dummy: Call
     request_state: Call
     add_request: Call
@@ -105,6 +109,15 @@ def detect(classes: Classes = UPSTREAM, who: str = f"vLLM {VERSION}") -> Api:
                      ("scheduler_output", "batch_req_state", "batch_desc", "num_active_loras"),
                      method=True),
         update_requests=find(run, "update_requests", ("scheduler_output",), method=True),
+        finish_requests=find(run, "finish_requests", ("scheduler_output",), method=True),
+        add_requests=find(run, "add_requests", ("scheduler_output",), method=True),
+        new_request_data=construct(NewRequestData, (
+            "req_id", "prompt_token_ids", "prefill_token_ids", "mm_features",
+            "sampling_params", "pooling_params", "block_ids", "num_computed_tokens",
+            "lora_request")),
+        cached_request_data=construct(CachedRequestData, (
+            "req_ids", "num_computed_tokens", "new_token_ids", "new_block_ids",
+            "num_output_tokens", "resumed_req_ids", "all_token_ids")),
         make_dummy=find(classes.input_batch, "make_dummy",
                         ("num_reqs", "num_tokens", "input_buffers", "max_query_len")),
         request_state=construct(classes.request_state, (
@@ -139,6 +152,7 @@ def activate(classes: Classes, who: str) -> None:
     vars(API).update(vars(detect(classes, who)))
 
 
-__all__ = ["API", "UPSTREAM", "VERSION", "Call", "Classes", "Runner", "SchedulerOutput",
+__all__ = ["API", "UPSTREAM", "VERSION", "CachedRequestData", "Call", "Classes",
+           "NewRequestData", "Runner", "SchedulerOutput",
            "UnknownApi", "activate", "buffer_utils", "input_batch", "model_runner",
            "pcp_manager", "states", "torch_utils"]
