@@ -24,7 +24,8 @@ from mrv2_conformance.conformance.families import FAMILIES
 _GUTTER = r"(?:E|[ \t]+\|)"
 _E = rf"^{_GUTTER}?[ \t]*"
 _SECTIONS = rf"{_E}(?:Reproduce with:|Explanation:|You can reproduce)"
-_EXAMPLE = re.compile(rf"(^{_GUTTER}?[ \t]*(?:Falsifying example|Failing test case): .*?)"
+_EXAMPLE = re.compile(rf"(^{_GUTTER}?[ \t]*"
+                      r"(?:Falsifying example|Failing (?:explicit example|test case)): .*?)"
                       rf"(?={_SECTIONS}|\Z)", re.M | re.S)
 _SNIPPET = re.compile(rf"{_E}Reproduce with:\n(.*?)(?={_E}$|{_SECTIONS}|\Z)", re.M | re.S)
 # The raised exception's own line, "Name: message" (not the group's summary line).

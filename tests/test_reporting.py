@@ -124,28 +124,40 @@ def test_parse_failure_keeps_every_line_of_a_multi_field_failure():
         "- f(): a has dtype int32, expected intp (int64)", "- f(): b differs at index 0"]
 
 
-def test_report_of_a_failing_target_has_the_shrunk_example_and_snippet(tmp_path):
+# A failure the search found (reproduced from its blob) and one an explicit example at a
+# production limit found before the search began (reproduced by rerunning the property).
+FAILURES = {
+    "searched": ("conformance/test_slot_table.py", "lifo_free_list",
+                 "mrv2_conformance.tests.mutants.m_slots_fifo",
+                 "conformance/test_slot_table.py::test_slots_follow_the_lifo_free_list",
+                 "slot_table", "Failing test case: ", "--reproduce "),
+    "explicit": ("conformance/test_dummy_parity.py", "same_form and cpu", MUTANT, PROPERTY,
+                 "dummy_parity", "Failing explicit example: ", "[cpu]"),
+}
+
+
+@pytest.mark.parametrize("how", FAILURES)
+def test_report_of_a_failing_target_has_the_example_and_snippet(tmp_path, how):
+    path, k, mutant, prop, family, example, reproduce = FAILURES[how]
     out = tmp_path / "report.json"
-    proc = run_suite("conformance/test_dummy_parity.py", "-k", "same_form and cpu",
-                     "--target", MUTANT, f"--conformance-report={out}",
+    proc = run_suite(path, "-k", k, "--target", mutant, f"--conformance-report={out}",
                      env={"HYPOTHESIS_PROFILE": "ci"})
     assert proc.returncode == pytest.ExitCode.TESTS_FAILED, proc.stdout[-3000:]
     data = json.loads(out.read_text())
-    assert data["meta"]["target"] == MUTANT and data["meta"]["profile"] == "ci"
+    assert data["meta"]["target"] == mutant and data["meta"]["profile"] == "ci"
     (rec,) = data["results"]
-    assert rec["property"] == PROPERTY and rec["family"] == "dummy_parity"
-    assert rec["device"] == "cpu" and rec["outcome"] == "failed"
-    assert "logits_indices" in rec["message"]
-    assert re.match(r"(Failing test case|Falsifying example): ", rec["falsifying_example"])
-    assert rec["reproduction"].startswith(f"python -m mrv2_conformance --target {MUTANT} ")
-    assert "--reproduce 6." in rec["reproduction"]
+    assert rec["property"] == prop and rec["family"] == family
+    assert rec["outcome"] == "failed" and rec["message"]
+    assert rec["falsifying_example"].startswith(example), rec["falsifying_example"]
+    assert rec["reproduction"].startswith(f"python -m mrv2_conformance --target {mutant} ")
+    assert reproduce in rec["reproduction"]
     # The command is whole: pasted elsewhere, it rebuilds the input, calls the target
     # and fails with the same message.
     ran = pasted(rec["reproduction"], tmp_path)
     assert ran.returncode == pytest.ExitCode.TESTS_FAILED, ran.stdout[-2000:] + ran.stderr
     assert all(line in ran.stdout for line in rec["message"].splitlines()[1:]), ran.stdout
     md = report.to_markdown(data)
-    assert "| dummy_parity | 0 | 1 | 0 | 0 | **NON-CONFORMING** |" in md
+    assert f"| {family} | 0 | 1 | 0 | 0 | **NON-CONFORMING** |" in md
     assert "```sh\npython -m mrv2_conformance --target" in md
 
 
