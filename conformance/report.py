@@ -25,7 +25,7 @@ _GUTTER = r"(?:E|[ \t]+\|)"
 _E = rf"^{_GUTTER}?[ \t]*"
 _SECTIONS = rf"{_E}(?:Reproduce with:|Explanation:|You can reproduce)"
 _EXAMPLE = re.compile(rf"(^{_GUTTER}?[ \t]*"
-                      r"(?:Falsifying example|Failing (?:explicit example|test case)): .*?)"
+                      r"(?:(?:Falsifying|Failing) (?:explicit )?example|Failing test case): .*?)"
                       rf"(?={_SECTIONS}|\Z)", re.M | re.S)
 _SNIPPET = re.compile(rf"{_E}Reproduce with:\n(.*?)(?={_E}$|{_SECTIONS}|\Z)", re.M | re.S)
 # The raised exception's own line, "Name: message" (not the group's summary line).
