@@ -102,19 +102,24 @@ class IdScheme:
         return self.prefix * self.repeat + _SUFFIXES[j % k] + (str(j // k) if j >= k else "")
 
 
-# (style, repeat): mostly short ids; now and then a text prefix repeated to hundreds
-# or thousands of characters (a client's X-Request-Id has no length limit). One choice.
-_STYLE = st.sampled_from([(s, 1) for s in ID_STYLES] * 3 + [("text", 64), ("text", 1000),
-                                                            ("mixed", 300)])
+# (style, length): mostly short ids; now and then a text prefix repeated to at least
+# hundreds or thousands of characters (a client's X-Request-Id has no length limit).
+# One choice.
+_STYLE = st.sampled_from([(s, 0) for s in ID_STYLES] * 3 + [("text", 64), ("text", 1000),
+                                                            ("mixed", 1200)])
+_LONG_FILLER = "r"  # a long style's prefix where the drawn one is empty
 _BASE = st.integers(0, 2**128 - 1)
 
 
 @st.composite
 def id_schemes(draw: st.DrawFn) -> IdScheme:
     # Every choice is drawn whatever the style (slot_tables: aligned choices).
-    style, repeat = draw(_STYLE, label="id_style")
+    style, length = draw(_STYLE, label="id_style")
     prefix = draw(arbitrary_ids, label="id_prefix")
     base = draw(_BASE, label="id_base")
     text = style in ("text", "mixed")
+    if length and not prefix:
+        prefix = _LONG_FILLER
+    repeat = -(-length // len(prefix)) if length else 1  # the prefix reaches `length`
     return IdScheme(style, prefix if text else "", base if style != "text" else 0,
-                    repeat if text and prefix else 1)
+                    repeat if text else 1)

@@ -1,7 +1,7 @@
 """Scheduler steps with their request updates (CONTRACT F4): a slot table's history,
 then one step that finishes some of its requests (and ids it never held), adds new
 ones (up to the free slots, or one past them), gives the running ones their new
-computed tokens, and schedules them all."""
+computed tokens, and schedules the running and new ones."""
 
 from __future__ import annotations
 
@@ -61,12 +61,18 @@ def step_cases(draw: st.DrawFn, shapes: tuple[str, ...] | None = None) -> StepCa
     case = draw(batch_cases())
     shape = draw(st.sampled_from(shapes) if shapes else _SHAPE, label="step_shape")
     hist, num = case.history, dict(case.num_scheduled_tokens)
+    drafts = dict(case.draft_tokens)
     live = list(hist.live)
-    # Finish live ids the step does not schedule (one code per live id), and now and
-    # then an id the table never held (a request aborted before it reached the runner).
+    # Finish a third of the live ids (one code per live id), scheduled or not: a
+    # finished one leaves the step's schedule, which keeps at least one request. Now
+    # and then an id the table never held (a request aborted before the runner saw it).
     codes = draw_codes(draw, len(live) + _MAX_NEW, 256 * 256, "step_codes")
-    finished = [r for r, c in zip(live, codes, strict=False)
-                if r not in num and c % 3 == 0]
+    finished = [r for r, c in zip(live, codes, strict=False) if c % 3 == 0]
+    if num and set(num) <= set(finished):
+        finished.remove(next(iter(num)))
+    for r in finished:
+        num.pop(r, None)
+        drafts.pop(r, None)
     taken = {*live, *hist.removed}
     if draw(_BOOL, label="finish_an_unknown_id"):
         finished.append(make_fresh("never-seen", taken))
@@ -87,7 +93,7 @@ def step_cases(draw: st.DrawFn, shapes: tuple[str, ...] | None = None) -> StepCa
         num[req_id] = tokens
         budget_extra += tokens
     cached = {}
-    for i, req_id in enumerate(case.num_scheduled_tokens):
+    for i, req_id in enumerate(r for r in case.num_scheduled_tokens if r in num):
         prefill_len, computed = hist.live[req_id]
         advance = _ADVANCE[codes[i % len(codes)] % len(_ADVANCE)] if codes else 0
         cached[req_id] = min(computed + advance, INT32_MAX - num[req_id])
@@ -100,6 +106,6 @@ def step_cases(draw: st.DrawFn, shapes: tuple[str, ...] | None = None) -> StepCa
         event("step: finishes requests")
     if new:
         event("step: adds requests")
-    return StepCase(hist, tuple(finished), tuple(new), cached, num, case.draft_tokens,
+    return StepCase(hist, tuple(finished), tuple(new), cached, num, drafts,
                     case.decode_query_len, case.max_num_tokens + budget_extra,
                     past_capacity=shape == "past capacity", unknown_cached=unknown)
