@@ -21,7 +21,7 @@ if importlib.util.find_spec("vllm") is None:
         "vLLM is not installed (run `tox -m vllm`, or `tox -e vllm-<release>`; README, "
         "'vLLM as a target')")
 
-from mrv2_conformance.adapters._vllm import upstream
+from mrv2_conformance.adapters._vllm import interface, upstream
 from mrv2_conformance.adapters._vllm.interface import (
     InputBuffers,
     SlotTable,
@@ -51,16 +51,7 @@ probe()  # a runner attribute or API this release has and the adapter lacks: one
 TARGET_DESCRIPTION = (f"vLLM {VLLM_VERSION} at {upstream.vllm.__path__[0]}, contract "
                       f"revision {CONTRACT_REVISION!r} (read from its PCPManager)")
 
-DISCLOSURES = [
-    "runner state outside the contract kept by a no-op stand-in (adapters/_vllm/runner.py "
-    "Bookkeeping): model_state, block_tables, lora_state, draft_tokens_handler; no "
-    "sampler, speculator, pooling or encoder",
-    "between steps, each running request's device num_computed_tokens is set to the "
-    "step's count (what the runner's post-sampling update leaves there; the suite "
-    "samples nothing)",
-    f"prompts up to MAX_MODEL_LEN={MAX_MODEL_LEN} tokens (the size of RequestState's "
-    f"token store)",
-]
+DISCLOSURES = interface.DISCLOSURES
 
 __all__ = ["CONTRACT_REVISION", "DISCLOSURES", "MAX_MODEL_LEN", "TARGET_DESCRIPTION",
            "VLLM_VERSION", "InputBuffers", "SlotTable", "async_copy_to_gpu",

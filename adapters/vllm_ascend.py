@@ -114,8 +114,14 @@ class SlotTable(interface.SlotTable):
         with stand_ins.guard("SlotTable.remove_request()"):
             return super().remove_request(req_id)
 
+    def update_states(self, step: Any) -> None:
+        with stand_ins.guard("SlotTable.update_states()"):
+            super().update_states(step)
+
 
 InputBuffers = interface.buffers_class(npu_batch.AscendInputBuffers)
+MAX_MODEL_LEN = interface.MAX_MODEL_LEN
+update_states = _guarded(interface.update_states)
 sort_batch_req_ids = _guarded(interface.sort_batch_req_ids)
 gather_batch_req_state = _guarded(interface.gather_batch_req_state)
 prepare_inputs = _guarded(interface.prepare_inputs)
@@ -149,6 +155,7 @@ VLLM_VERSION = upstream.VERSION
 TARGET_DESCRIPTION = (f"vllm-ascend at {SRC} (ModelRunner V2 port) on vLLM {VLLM_VERSION}, "
                       f"contract revision {CONTRACT_REVISION!r}")
 DISCLOSURES = [
+    *interface.DISCLOSURES,
     *stand_ins.disclosure(),
     f"generated, not from the checkout: vllm_ascend/_build_info.py ({BUILD_INFO.strip()!r}), "
     f"in a temporary overlay",
@@ -158,7 +165,7 @@ DISCLOSURES = [
     "(query_start_loc's first max_num_reqs + 1 rows), as the port's PCPManager allocates",
 ]
 
-__all__ = ["CONTRACT_REVISION", "DISCLOSURES", "TARGET_DESCRIPTION", "VLLM_VERSION",
-           "InputBuffers", "SlotTable", "async_copy_to_gpu", "build_pcp_layout",
-           "gather_batch_req_state", "make_dummy", "partition_batch", "prepare_inputs",
-           "sort_batch_req_ids"]
+__all__ = ["CONTRACT_REVISION", "DISCLOSURES", "MAX_MODEL_LEN", "TARGET_DESCRIPTION",
+           "VLLM_VERSION", "InputBuffers", "SlotTable", "async_copy_to_gpu",
+           "build_pcp_layout", "gather_batch_req_state", "make_dummy", "partition_batch",
+           "prepare_inputs", "sort_batch_req_ids", "update_states"]

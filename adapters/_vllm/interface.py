@@ -17,11 +17,12 @@ import numpy as np
 import torch
 from mrv2_conformance.adapters._vllm import runner
 from mrv2_conformance.adapters._vllm.environment import host_memory_stand_ins
-from mrv2_conformance.adapters._vllm.slot_table import SlotTable
+from mrv2_conformance.adapters._vllm.slot_table import MAX_MODEL_LEN, SlotTable
 from mrv2_conformance.adapters._vllm.upstream import API, UnknownApi, buffer_utils, input_batch
 from mrv2_conformance.impl.scheduler import NewRequest, SchedulerBatch
 
 __all__ = [
+    "DISCLOSURES",
     "InputBuffers",
     "SlotTable",
     "async_copy_to_gpu",
@@ -33,6 +34,20 @@ __all__ = [
     "req_states_of",
     "sort_batch_req_ids",
     "update_states",
+]
+
+
+# How every target on this core drives a step, beyond upstream's own code (the header
+# and the report show each line).
+DISCLOSURES = [
+    "runner state outside the contract kept by a no-op stand-in (adapters/_vllm/runner.py "
+    "Bookkeeping): model_state, block_tables, lora_state, draft_tokens_handler; no "
+    "sampler, speculator, pooling or encoder",
+    "between steps, each running request's device num_computed_tokens is set to the "
+    "step's count (what the runner's post-sampling update leaves there; the suite "
+    "samples nothing)",
+    f"prompts up to MAX_MODEL_LEN={MAX_MODEL_LEN} tokens (the size of RequestState's "
+    f"token store)",
 ]
 
 
