@@ -79,7 +79,8 @@ class StandInRunner(SimpleNamespace):
 
 
 def stand_in(req_states: Any, decode_query_len: int, input_buffers: Any = None) -> Any:
-    runner = StandInRunner(**_PLAIN_RUNNER, **dict(API.classes.runner_attrs),
+    # A plugin's own attributes (API.classes.runner_attrs) replace the plain runner's.
+    runner = StandInRunner(**{**_PLAIN_RUNNER, **dict(API.classes.runner_attrs)},
                            req_states=req_states, decode_query_len=decode_query_len)
     if input_buffers is not None:
         runner.input_buffers = input_buffers
