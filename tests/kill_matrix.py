@@ -172,7 +172,11 @@ class Matrix:
                 run.reproductions.update(more.reproductions)
                 run.returncode = max(run.returncode, more.returncode)
                 run.stderr = more.stderr
-                self._path(target).write_text(json.dumps(run.__dict__))
+                # Readers take no lock (cached()): they must never see a half-written
+                # file, so the new run replaces the old one whole.
+                tmp = self._path(target).with_suffix(".json.tmp")
+                tmp.write_text(json.dumps(run.__dict__))
+                os.replace(tmp, self._path(target))
             return run
 
     def run(self, target: str) -> Run:
