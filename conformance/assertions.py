@@ -196,17 +196,20 @@ def memory_extent(value: Any) -> Extent | None:
     if isinstance(value, torch.Tensor):
         if value.numel() == 0:
             return None
-        space = "host" if value.device.type == "cpu" else str(value.device)
+        space = "host" if value.is_cpu else str(value.device)
         lo = value.data_ptr()
         span = sum((s - 1) * abs(st) for s, st in zip(value.shape, value.stride(), strict=False))
         return space, lo, lo + (span + 1) * value.element_size()
     if isinstance(value, np.ndarray):
         if value.size == 0:
             return None
-        lo, hi = np.byte_bounds(value) if hasattr(np, "byte_bounds") else \
-            np.lib.array_utils.byte_bounds(value)
+        lo, hi = _byte_bounds(value)
         return "host", lo, hi
     return None
+
+
+# numpy 2 moved byte_bounds out of the top-level namespace.
+_byte_bounds = getattr(np, "byte_bounds", None) or np.lib.array_utils.byte_bounds
 
 
 def extents_overlap(a: Extent, b: Extent) -> bool:

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 from mrv2_conformance.conformance.assertions import ContractViolation
-from mrv2_conformance.conformance.frozen import Token, difference, freeze
+from mrv2_conformance.conformance.frozen import Probe, Token, difference, freeze
 
 # The slot table's contract state (CONTRACT, Terms): what the suite reads of any
 # target's table. Backend-internal state (vLLM's next_prefill_tokens, which its
@@ -146,6 +146,7 @@ class Held:
     value: Any
     token: Token
     skip: frozenset[int]
+    probe: Probe | None = None  # the fast check, for a result with attributes
 
 
 def hold(label: str, value: Any, buffers: Any) -> Held:
@@ -169,11 +170,14 @@ def hold(label: str, value: Any, buffers: Any) -> Held:
                                                      for b in persistent)):
             skip.add(id(item))
     frozen_skip = frozenset(skip)
-    return Held(label, value, freeze(value, frozen_skip), frozen_skip)
+    probe = Probe(value, frozen_skip) if hasattr(value, "__dict__") else None
+    return Held(label, value, freeze(value, frozen_skip), frozen_skip, probe)
 
 
 def change_since_held(held: Held) -> str | None:
     """What changed in a held result, in words; None when it holds."""
+    if held.probe is not None and held.probe.holds():
+        return None
     now = freeze(held.value, held.skip)
     if now == held.token:
         return None

@@ -31,17 +31,24 @@ _OPAQUE = (ModuleType, type, FunctionType, MethodType, torch.device, torch.dtype
            np.dtype)
 MAX_DEPTH = 6
 SKIPPED: Token = ("skipped",)
-_NUMPY_DTYPES = frozenset({torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32,
-                           torch.int64, torch.float16, torch.float32, torch.float64})
 
 
 def _tensor_bytes(t: torch.Tensor) -> bytes:
-    if t.device.type == "cpu" and t.dtype in _NUMPY_DTYPES and not t.requires_grad:
-        return t.numpy().tobytes()  # a view of the tensor's memory: no torch ops
+    if t.is_cpu:
+        try:  # a numpy view of the tensor's memory: no torch ops
+            return t.numpy().tobytes()
+        except (TypeError, RuntimeError):  # bfloat16 and the like; requires_grad
+            pass
     flat = t.detach().reshape(-1).contiguous()
     if flat.numel() == 0:
         return b""
     return flat.view(torch.uint8).cpu().numpy().tobytes()
+
+
+def _tensor_token(t: torch.Tensor) -> Token:
+    # The device only where it is not the host (building a torch.device costs more
+    # than the rest of a small tensor's token).
+    return ("Tensor", t.dtype, t.shape, None if t.is_cpu else t.device, _tensor_bytes(t))
 
 
 def freeze(value: Any, skip: Collection[int] = ()) -> Token:
@@ -62,7 +69,7 @@ def freeze(value: Any, skip: Collection[int] = ()) -> Token:
         if t is np.ndarray:
             return ("ndarray", v.dtype.str, v.shape, v.tobytes())
         if t is torch.Tensor:
-            return ("Tensor", v.dtype, v.shape, v.device, _tensor_bytes(v))
+            return _tensor_token(v)
         if t is dict or t is list or t is tuple:
             values = v.values() if t is dict else v
             types = tuple(map(type, values))
@@ -73,6 +80,15 @@ def freeze(value: Any, skip: Collection[int] = ()) -> Token:
             if t is dict:
                 return (t, tuple(v), tuple([visit(x, depth + 1) for x in v.values()]), None)
             return (t, tuple([visit(x, depth + 1) for x in v]), None)
+        fields = _dataclass_fields(t)
+        if fields is not None and depth < MAX_DEPTH:
+            # The common object, a dataclass whose attributes are its fields (a batch,
+            # a step): plain values inline, without a call each.
+            attrs = getattr(v, "__dict__", None)
+            if attrs is not None and tuple(attrs) == fields:
+                return ("object", t.__qualname__, fields, tuple([
+                    (tx, x) if (tx := type(x)) in _PLAIN else visit(x, depth + 1)
+                    for x in attrs.values()]))
         return _other(v, t, key, depth, visit)
 
     return visit(value, 0)
@@ -85,7 +101,7 @@ def _other(v: Any, t: type, key: int, depth: int, visit: Any) -> Token:
     if isinstance(v, np.ndarray):
         return ("ndarray", v.dtype.str, v.shape, v.tobytes())
     if isinstance(v, torch.Tensor):
-        return ("Tensor", v.dtype, v.shape, v.device, _tensor_bytes(v))
+        return _tensor_token(v)
     if isinstance(v, (set, frozenset)):
         return (t, frozenset(v))
     if isinstance(v, _OPAQUE) or depth >= MAX_DEPTH:
@@ -97,6 +113,53 @@ def _other(v: Any, t: type, key: int, depth: int, visit: Any) -> Token:
     attrs = _attributes(v)
     return ("object", t.__qualname__, tuple([n for n, _ in attrs]),
             tuple([visit(x, depth + 1) for _, x in attrs]))
+
+
+class Probe:
+    """A fast check that an object still holds what it held: the identity of each of
+    its attributes, the bytes, shape and dtype of each array among them, and the token
+    of anything else. ``holds()`` True means its token would be unchanged, up to which
+    nested objects are the same one (values are what a result must keep); False means
+    that only ``freeze`` can tell. It saves building the token of a result that is
+    checked after every step of a long run."""
+
+    __slots__ = ("arrays", "ids", "names", "others", "type", "value")
+
+    def __init__(self, value: Any, skip: Collection[int] = ()) -> None:
+        attrs = value.__dict__
+        self.value, self.type = value, type(value)
+        self.names, self.ids = tuple(attrs), tuple(map(id, attrs.values()))
+        self.arrays: list[tuple[Any, ...]] = []
+        self.others: list[tuple[Any, Token]] = []
+        for x in attrs.values():
+            t = type(x)
+            if t in _PLAIN or id(x) in skip:
+                continue
+            if t is np.ndarray:
+                self.arrays.append((x, x, x.shape, x.dtype, None, x.tobytes()))
+                continue
+            if t is torch.Tensor and x.is_cpu:
+                try:
+                    view = x.numpy()
+                except (TypeError, RuntimeError):
+                    view = None
+                if view is not None:
+                    self.arrays.append((x, view, x.shape, x.dtype, (x.data_ptr(), x.stride()),
+                                        view.tobytes()))
+                    continue
+            self.others.append((x, freeze(x)))
+
+    def holds(self) -> bool:
+        attrs = getattr(self.value, "__dict__", None)
+        if type(self.value) is not self.type or attrs is None or \
+                tuple(attrs) != self.names or tuple(map(id, attrs.values())) != self.ids:
+            return False
+        for x, raw, shape, dtype, where, data in self.arrays:
+            if x.shape != shape or x.dtype != dtype or \
+                    (where is not None and (x.data_ptr(), x.stride()) != where) or \
+                    raw.tobytes() != data:
+                return False
+        return all(freeze(x) == token for x, token in self.others)
 
 
 @functools.cache  # read once per class (a cache function: the fingerprint sees no state)
@@ -120,8 +183,8 @@ def _attributes(v: Any) -> list[tuple[str, Any]]:
 
 def _describe(token: Token) -> str:
     kind = token[0]
-    if kind in ("ndarray", "Tensor"):
-        return f"{kind}[{', '.join(map(str, token[1:-1]))}]"
+    if kind in ("ndarray", "Tensor"):  # a host tensor's device is None in its token
+        return f"{kind}[{', '.join(str('cpu' if x is None else x) for x in token[1:-1])}]"
     if kind == "skipped":
         return "left out"
     if kind == "same":
