@@ -16,7 +16,8 @@ from __future__ import annotations
 import copy
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from mrv2_conformance.conformance.budget import share
 from mrv2_conformance.conformance.build import synchronize
 from mrv2_conformance.conformance.effects import change_since_held, hold
 from mrv2_conformance.conformance.frozen import difference, freeze
@@ -26,10 +27,9 @@ from mrv2_conformance.strategies.steps import StepCase, step_cases
 pytestmark = pytest.mark.effects
 
 WORLD = 2  # the ranks a draft-free step is partitioned on
-# Half the profile's examples: every other property checks these clauses on each call
-# too; these add the inputs that reach every argument. (Test modules are imported
-# after the plugin has loaded the run's profile.)
-half_budget = settings(max_examples=max(10, settings().max_examples // 2))
+# A third of the profile's examples: every other property checks these clauses on each
+# call too; these add the inputs that reach every argument.
+third_budget = share(3)
 
 
 def _changed(label: str, before, value) -> None:
@@ -39,7 +39,7 @@ def _changed(label: str, before, value) -> None:
         f"and partition_batch: {change} (every function only reads it)")
 
 
-@half_budget
+@third_budget
 @given(case=step_cases(shapes=("within capacity",)))
 def test_a_step_and_a_global_batch_are_only_read(target, device, case: StepCase):
     step = case.step()
@@ -65,7 +65,7 @@ def test_a_step_and_a_global_batch_are_only_read(target, device, case: StepCase)
     _changed("step", before, step)
 
 
-@half_budget
+@third_budget
 @given(case=step_cases(shapes=("within capacity",)), sizes=dummy_sizes())
 def test_a_batch_keeps_its_values_while_the_buffers_serve_on(target, device, case, sizes):
     """A dummy batch and the same step again, built into the same table and buffers
@@ -86,7 +86,7 @@ def test_a_batch_keeps_its_values_while_the_buffers_serve_on(target, device, cas
     assert change is None, f"a dummy batch, then prepare_inputs again: {change}"
 
 
-@half_budget
+@third_budget
 @given(x=copy_sources, case=sort_cases())
 def test_a_copy_and_a_sort_read_only_their_arguments(target, device, x, case):
     source = x.copy()

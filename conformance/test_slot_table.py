@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from mrv2_conformance.conformance import state
+from mrv2_conformance.conformance.budget import share
 from mrv2_conformance.conformance.assertions import (
     assert_equal,
     assert_host_array,
@@ -21,6 +22,10 @@ from mrv2_conformance.strategies import request_ids, slot_histories
 from mrv2_conformance.strategies.steps import step_cases
 
 pytestmark = pytest.mark.slot_table
+
+# F4's properties at half the profile's examples: the stateful family applies hundreds
+# of steps per run through update_states as well.
+half_budget = share(2)
 
 
 @given(history=slot_histories(min_live=0))
@@ -95,6 +100,7 @@ def _lifo_replay(history) -> tuple[dict[str, int], list[int]]:
     return slots, free
 
 
+@half_budget
 @given(case=step_cases(shapes=("within capacity",)))
 def test_update_states_applies_the_step(target, case):
     """F4: finished ids leave (unknown ones are ignored), new requests take the slots
@@ -135,6 +141,7 @@ def test_update_states_applies_the_step(target, case):
                       [min(expected[r]) for r in ids])
 
 
+@half_budget
 @given(case=step_cases(shapes=("past capacity", "unknown cached id")))
 def test_update_states_refuses_a_step_it_cannot_apply_and_changes_nothing(target, case):
     """More new requests than free slots: RuntimeError naming both numbers; a running
