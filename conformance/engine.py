@@ -30,12 +30,27 @@ from mrv2_conformance.strategies.engine import (
 from mrv2_conformance.strategies.ids import make_fresh
 
 
+# What an engine's life may reach (Engine.reached; the machine adds the runner calls').
+ID_COMES_BACK = "a finished id comes back"
+PREFILL_CONTINUES = "a prefill continues from an earlier step"
+STREAMING_READD = "a running request is re-added (streaming input)"
+FINISHES = "a request finishes"
+DRAFTS = "drafts"
+DRAFTS_REJECTED = "drafts the sampler rejects"
+LARGE_STEP = "a step of 8,192+ tokens"
+LONG_CONTEXT = "a context past 1,000,000 tokens"
+REPEAT = "a step schedules an earlier step's requests again"
+
+MAX_COMPOSITIONS = 8  # recent batches a step may schedule again
+
+
 @dataclass
 class Request:
     req_id: str
     prefill_len: int
     computed: int
     told: int = field(default=-1, repr=False)  # what the runner was last told (F4)
+    came_back: bool = field(default=False, repr=False)  # its id had left before
 
     @property
     def prefilling(self) -> bool:
@@ -79,6 +94,12 @@ class Engine:
         self.running: dict[str, Request] = {}  # the runner's table, in scheduling order
         self.left: list[str] = []  # ids that finished: a later request may reuse one
         self.named = 0  # ids named so far (the deployment's IdScheme numbers them)
+        # What this life reached (LIFE_FACTS): the reach table of the stateful family
+        # (tests/reach.py) counts the runs that reach each.
+        self.reached: set[str] = set()
+        # The requests of recent steps' batches, for steps that schedule one again (a
+        # batch composition that repeats; a backend may cache by it).
+        self.compositions: list[tuple[tuple[Request, int, int], ...]] = []
 
     @property
     def free_slots(self) -> int:
@@ -100,13 +121,22 @@ class Engine:
             magnitude = mag_hi << 8 | mag_lo
             prefill = prompt_length(size, magnitude, self.max_model_len)
             reusable = [r for r in self.left if r not in self._taken()]
-            if context >= 224 and reusable:  # an id that left comes back
-                req_id = reusable[magnitude % len(reusable)]
+            if context >= 192 and reusable:  # an id that left comes back: mostly one
+                # of the two that left last, while batches with it are recent
+                req_id = reusable[-1 - magnitude % min(2, len(reusable))] if magnitude & 1 \
+                    else reusable[magnitude % len(reusable)]
+                self.reached.add(ID_COMES_BACK)
             else:
                 req_id = self.fresh_id()
-            req = Request(req_id, prefill, computed_at_arrival(context, prefill, magnitude))
+            req = Request(req_id, prefill, computed_at_arrival(context, prefill, magnitude),
+                          came_back=req_id in self.left)
             self.waiting.append(req)
             out.append(req)
+        # An id that comes back queues behind the requests it arrived with, so that one
+        # of them, admitted first, takes the slot it left (LIFO) and it gets another.
+        back = [r for r in out if r.came_back]
+        if back and len(back) < len(out):
+            self.waiting[-len(out):] = [*(r for r in out if r not in back), *back]
         return out
 
     def plan(self, plan: bytes, *, overfill: bool = False, missing: Sequence[str] = ()
@@ -128,14 +158,27 @@ class Engine:
         cached: dict[str, int] = {}
         left = d.max_num_tokens
         subset = scope % 4 == 0
+        repeat = self._repeat(pos_code) if scope % 4 == 1 and not overfill else None
         for i, req in enumerate(self.running.values()):
             c = code(i)
-            if c < 20 and not overfill:
+            # A decode ends (its last token, a stop string) in about one step in five; a
+            # prefill is aborted now and then.
+            ends = c < (8 if req.prefilling else 52)
+            if repeat is not None:  # exactly an earlier batch's requests, and no others
+                if req.req_id not in repeat:
+                    if ends:
+                        finished.append(req.req_id)
+                    continue
+            elif ends and not overfill:
                 finished.append(req.req_id)
                 continue
-            if subset and not c & 1:
+            elif subset and not c & 1:
                 continue
             n, k = self._tokens(req, c, left)
+            if repeat is not None and not req.prefilling:  # a decode as it was then
+                n0, k0 = repeat[req.req_id]
+                if n0 == 1 + k0 and n0 <= left and k0 <= d.num_speculative_tokens:
+                    n, k = n0, k0
             if req.computed + n > INT32_MAX:  # the engine stops it at its max length
                 finished.append(req.req_id)
                 continue
@@ -144,6 +187,8 @@ class Engine:
             num[req.req_id] = n
             cached[req.req_id] = req.computed
             left -= n
+            if req.prefilling:
+                self.reached.add(PREFILL_CONTINUES)
             if k:
                 drafts[req.req_id] = [flags] * k
                 rejected[req.req_id] = (c >> 5) % (k + 1)
@@ -155,12 +200,16 @@ class Engine:
         unseen = [self.fresh_id()] if flags & 2 else []  # never reached the runner
         free = d.max_num_reqs - len(self.running) + len(finished)
         queue = [r for r in self.waiting if r.req_id not in aborted]
-        admit = free + 1 if overfill else min(free, admit_code % 6 if admit_code % 6 < 5
-                                              else len(queue))
+        # 0-4 new requests, or all that fit; at least one when nothing runs (a scheduler
+        # with free slots and budget does not leave an idle runner idle).
+        wanted = admit_code % 6 if admit_code % 6 < 5 else len(queue)
+        admit = free + 1 if overfill else min(free, max(wanted, int(not num)))
+        if repeat is not None and num:
+            admit = 0
         new: list[Request] = []
         idle = [r for r in self.running.values() if r.req_id not in num
                 and r.req_id not in finished]
-        if flags & 32 and idle and not overfill:
+        if flags & 32 and idle and not overfill and repeat is None:
             # Streaming input: a running request's prompt grows; vLLM sends it as new
             # again, and the runner removes and re-adds it (F4).
             req = idle[pos_code % len(idle)]
@@ -169,6 +218,7 @@ class Engine:
                             req.computed)
             queue.insert(0, again)
             admit += 1
+            self.reached.add(STREAMING_READD)
         for j, req in enumerate(queue[:admit]):
             if req.prefilling:
                 n, _ = self._tokens(req, code(len(self.running) + j), left)
@@ -184,11 +234,42 @@ class Engine:
         items = list(num.items())
         for m, req_id in enumerate(missing):
             items.insert((pos_code + m) % (len(items) + 1), (req_id, 1 + (flags >> 4) % 4))
+        self._note_reached(num, drafts, rejected, finished, new)
         batch = SchedulerBatch(
             dict(items), drafts, scheduled_new_reqs=[
                 NewRequest(r.req_id, r.prefill_len, r.computed) for r in new],
             scheduled_cached_reqs=cached, finished_req_ids={*finished, *aborted, *unseen})
         return Step(batch, new, finished, rejected, tuple(missing), aborted)
+
+    def _repeat(self, pos_code: int) -> dict[str, tuple[int, int]] | None:
+        """A recent batch whose requests all run now (one chosen by ``pos_code``):
+        each id's tokens and drafts in it; or None."""
+        running = self.running
+        fits = [c for c in self.compositions if all(r.req_id in running for r, _, _ in c)]
+        # Those with a request that left and came back first: where a cache keyed by
+        # the batch's ids would hand out the slot it had before.
+        returned = [c for c in fits if any(running[r.req_id] is not r
+                                           and running[r.req_id].came_back for r, _, _ in c)]
+        fits = returned or fits
+        if not fits:
+            return None
+        self.reached.add(REPEAT)
+        return {r.req_id: (n, k) for r, n, k in fits[pos_code % len(fits)]}
+
+    def _note_reached(self, num: dict[str, int], drafts: dict[str, list[int]],
+                      rejected: dict[str, int], finished: list[str],
+                      new: list[Request]) -> None:
+        if finished:
+            self.reached.add(FINISHES)
+        if any(drafts.values()):
+            self.reached.add(DRAFTS)
+        if any(rejected.values()):
+            self.reached.add(DRAFTS_REJECTED)
+        if sum(num.values()) >= 8192:
+            self.reached.add(LARGE_STEP)
+        contexts = [r.computed for r in (*self.running.values(), *new)]
+        if contexts and max(contexts) > 1_000_000:
+            self.reached.add(LONG_CONTEXT)
 
     def _tokens(self, req: Request, c: int, left: int) -> tuple[int, int]:
         """(tokens, drafts) of one request in a step with ``left`` tokens of budget:
@@ -226,3 +307,7 @@ class Engine:
         for req_id, n in step.batch.num_scheduled_tokens.items():
             if req_id in self.running:
                 self.running[req_id].computed += n - step.rejected.get(req_id, 0)
+        b = step.batch
+        self.compositions = [*self.compositions[-(MAX_COMPOSITIONS - 1):], tuple(
+            (self.running[r], n, b.num_drafts(r))
+            for r, n in b.num_scheduled_tokens.items() if r in self.running)]

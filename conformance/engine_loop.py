@@ -31,7 +31,7 @@ import numpy as np
 import pytest
 import torch
 from hypothesis import note
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 from mrv2_conformance.conformance import oracle, state
 from mrv2_conformance.conformance.assertions import (
     ContractViolation,
@@ -59,7 +59,9 @@ from mrv2_conformance.conformance.frozen import difference, freeze
 from mrv2_conformance.conformance.reproduce import TargetTimeout, is_timeout
 from mrv2_conformance.conformance.target import Target
 from mrv2_conformance.strategies.engine import (
+    DUMMY_BEFORE_STEP,
     DUMMY_BYTES,
+    MAX_ARRIVALS,
     Deployment,
     arrival_codes,
     arrival_counts,
@@ -75,6 +77,12 @@ SLOT_FIELDS = frozenset({"idx_mapping_np", "idx_mapping", "expanded_idx_mapping"
 UPDATE_CALL = "update_states(step, table)"
 PREPARE_CALL = "prepare_inputs(step, table, buffers, decode_query_len)"
 
+
+# What a life reaches through the runner (beside conformance/engine.py's).
+DUMMY_BETWEEN = "a dummy step between real ones"
+PCP_STEP = "a step partitioned on every PCP rank"
+UNKNOWN_ID_STEP = "a step naming an id the table lacks"
+OVERFULL_STEP = "a step past a full table"
 
 # The lives a machine leads: the rules every life has, plus at most one error path. A
 # run ends at its first failure, so a known deviation on one path (vLLM's assert for a
@@ -125,15 +133,23 @@ class EngineLoopBase(RuleBasedStateMachine):
         super().__init__()
         self.steps = 0
         self.held: list[Held] = []
+        self.diverged = False  # a known deviation left the two sides apart
+        # Target calls made, and made by the last check of the held results: a rule that
+        # calls nothing (an arrival) cannot change them.
+        self.calls = self.calls_checked = 0
+        self.real_steps = 0  # steps whose batch prepare_inputs built (tests/reach.py)
 
     @contextmanager
-    def _checks(self) -> Iterator[None]:
-        """Every check of the block, its known deviations set aside (``Context``)."""
+    def _checks(self, diverges: bool = False) -> Iterator[None]:
+        """Every check of the block, its known deviations set aside (``Context``). In a
+        step that must change nothing (``diverges``), a known deviation may have left
+        the target's table apart from the reference's: the run ends there."""
         try:
             with every_failure():
                 yield
         except ContractViolation as exc:
             self.context.set_aside(exc)
+            self.diverged = self.diverged or diverges
 
     # --- setup -------------------------------------------------------------------------
 
@@ -161,6 +177,7 @@ class EngineLoopBase(RuleBasedStateMachine):
     def _call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
         """A target call, with pytest-timeout's stop turned into the suite's (so
         Hypothesis does not call the hung function again while shrinking)."""
+        self.calls += 1
         try:
             return fn(*args, **kwargs)
         except pytest.fail.Exception as exc:
@@ -170,6 +187,7 @@ class EngineLoopBase(RuleBasedStateMachine):
             raise
 
     def _run(self, fn: Any, *args: Any) -> Outcome:
+        self.calls += 1
         try:
             return run(fn, *args)
         except pytest.fail.Exception as exc:
@@ -180,51 +198,30 @@ class EngineLoopBase(RuleBasedStateMachine):
 
     # --- rules -------------------------------------------------------------------------
 
-    @rule(codes=arrival_codes, count=arrival_counts)
-    def arrive(self, codes: bytes, count: int) -> None:
-        """Requests join the engine's queue (no runner call)."""
+    @rule(arrivals=arrival_codes, count=arrival_counts, dummy=dummy_codes, plan=step_plans)
+    def step(self, arrivals: bytes, count: int, dummy: bytes, plan: bytes) -> None:
+        """One engine step: requests arrive (no runner call), a dummy batch may run
+        first (warm-up, graph capture, an idle data-parallel rank), then the scheduler's
+        step. Arrivals, dummies and steps are one rule, so that no run of the machine
+        is left without real steps (Hypothesis' swarm testing turns rules off per run)."""
+        if self.diverged:
+            return
+        self._arrive(arrivals, count)
+        if dummy[-1] < DUMMY_BEFORE_STEP:
+            self._dummy(dummy)
+        if self.engine.running or self.engine.waiting:
+            self._step(self.engine.plan(plan))
+
+    def _arrive(self, codes: bytes, count: int) -> None:
+        # An idle engine gets at least one request: every step has something to run.
+        count = count or int(not (self.engine.running or self.engine.waiting))
         for req in self.engine.arrive(codes, count):
             note(f"arrives: {req}")
 
-    @precondition(lambda self: self.engine.running or self.engine.waiting)
-    @rule(plan=step_plans)
-    def step(self, plan: bytes) -> None:
-        self._step(self.engine.plan(plan))
-
-    @precondition(lambda self: self.context.life == "unknown_ids")
-    @rule(plan=step_plans, reuse=arrival_counts)
-    def step_naming_an_id_the_table_lacks(self, plan: bytes, reuse: int) -> None:
-        """A scheduled id that left earlier (or was never seen): the update applies,
-        ``prepare_inputs`` raises ``KeyError`` and changes nothing, the run goes on."""
-        gone = [r for r in self.engine.left if r not in self.engine._taken()]
-        missing = gone[reuse % len(gone)] if gone and reuse > 1 else self.engine.fresh_id()
-        self._step(self.engine.plan(plan, missing=[missing]))
-
-    @precondition(lambda self: self.context.life == "full_table"
-                  and len(self.engine.waiting) > self.engine.free_slots)
-    @rule(plan=step_plans)
-    def step_past_a_full_table(self, plan: bytes) -> None:
-        """More new requests than free slots: refused, and nothing changes."""
-        step = self.engine.plan(plan, overfill=True)
-        self.steps += 1
-        note(f"step {self.steps} (past a full table): {step.describe()}")
-        before = [state.snapshot({"table": s.table}) for s in self.sides]
-        outcomes = [self._run(s.impl.update_states, step.batch, s.table) for s in self.sides]
-        with self._checks():
-            if outcomes[0].error is None:
-                fail(f"{UPDATE_CALL}: the step adds {len(step.new)} requests to a table with "
-                     f"{self.engine.free_slots} free slots (after its finished ids "
-                     f"{sorted(step.finished)!r} leave); it must be refused (CONTRACT F4)")
-            if len(outcomes) == 2:
-                assert_same_outcome(UPDATE_CALL + " past a full table", outcomes[1],
-                                    outcomes[0])
-            for side, snap in zip(self.sides, before, strict=True):
-                state.assert_unchanged(f"{side.impl.name}: {UPDATE_CALL}, refused", snap,
-                                       {"table": side.table})
-
-    @rule(codes=dummy_codes)
-    def dummy_step(self, codes: bytes) -> None:
-        """Warm-up / graph-capture batch into the same buffers: no request changes."""
+    def _dummy(self, codes: bytes) -> None:
+        """A dummy batch into the same buffers: no request changes (F2)."""
+        if self.real_steps:
+            self.engine.reached.add(DUMMY_BETWEEN)
         d = self.deployment
         a, b, c, _ = codes[:DUMMY_BYTES]
         num_reqs = 1 + (a << 8 | b) % min(d.max_num_reqs, d.max_num_tokens)
@@ -244,7 +241,7 @@ class EngineLoopBase(RuleBasedStateMachine):
                 fail(f"{call}: raised {type(got.error).__name__}: {got.error}")
             elif len(outs) == 2 and not assert_same_outcome(call, outs[1], got):
                 self._compare(call, outs[1].value, got.value,
-                              [f for f in BATCH_FIELDS if f != "req_ids"])
+                              [f for f in BATCH_FIELDS if f != "req_ids"], slots=False)
             for side, before in zip(self.sides, tables, strict=True):
                 change = difference(before, freeze(table_state(side.table)), "table")
                 if change:
@@ -287,11 +284,14 @@ class EngineLoopBase(RuleBasedStateMachine):
             if got.error is None:
                 self._check_batch(step, got.value)
         self._hold(f"step {self.steps}'s batch", got.value, self.sides[0].buffers)
+        self.real_steps += 1
         if self.deployment.pcp_world_size > 1:
+            self.engine.reached.add(PCP_STEP)
             self._partition(step, [o.value for o in outs])
         self.engine.advance(step)
 
     def _step_that_raises(self, step: Step) -> None:
+        self.engine.reached.add(UNKNOWN_ID_STEP)
         dql = self.deployment.decode_query_len
         target = self.sides[0]
         state.fill_with_sentinels({"buffers": target.buffers})
@@ -299,7 +299,7 @@ class EngineLoopBase(RuleBasedStateMachine):
         outs = [self._run(s.impl.prepare_inputs, step.batch, s.table, s.buffers, dql)
                 for s in self.sides]
         got = outs[0]
-        with self._checks():
+        with self._checks(diverges=True):
             if not (type(got.error) is KeyError and len(got.error.args) == 1
                     and got.error.args[0] in step.missing):
                 fail(f"{PREPARE_CALL}: scheduled {list(step.missing)!r}, which the table "
@@ -432,12 +432,13 @@ class EngineLoopBase(RuleBasedStateMachine):
         assert_values(call, "num_scheduled_tokens", out.num_scheduled_tokens,
                       [s[2] for s in segs])
 
-    def _compare(self, call: str, ref: Any, got: Any, names: list[str]) -> None:
+    def _compare(self, call: str, ref: Any, got: Any, names: list[str],
+                 slots: bool = True) -> None:
         """Field by field, the target against the reference; slots in the reference's
-        numbering (the relabelling above)."""
+        numbering (the relabelling above). A dummy's mapping holds rows, not slots."""
         for name in names:
             r, g = field(call, ref, name), field(call, got, name)
-            if name in SLOT_FIELDS and isinstance(g, (np.ndarray, torch.Tensor)) and \
+            if slots and name in SLOT_FIELDS and isinstance(g, (np.ndarray, torch.Tensor)) and \
                     isinstance(r, type(g)):
                 if getattr(g, "dtype", None) != getattr(r, "dtype", None) or \
                         tuple(g.shape) != tuple(r.shape):
@@ -460,6 +461,9 @@ class EngineLoopBase(RuleBasedStateMachine):
     @invariant()
     def earlier_results_hold(self) -> None:
         """Every batch returned earlier still holds every value it held."""
+        if self.diverged or self.calls == self.calls_checked:
+            return
+        self.calls_checked = self.calls
         synchronize(self.context.device)
         with self._checks():
             for held in self.held:
@@ -468,7 +472,68 @@ class EngineLoopBase(RuleBasedStateMachine):
                     fail(change)
 
 
+class UnknownIdsLoop(EngineLoopBase):
+    """The ``unknown_ids`` life: steps, and steps naming an id the table lacks."""
+
+    @rule(arrivals=arrival_codes, count=arrival_counts, plan=step_plans)
+    def step_naming_an_id_the_table_lacks(self, arrivals: bytes, count: int,
+                                          plan: bytes) -> None:
+        """A scheduled id that left earlier (or was never seen): the update applies,
+        ``prepare_inputs`` raises ``KeyError`` and changes nothing, the run goes on."""
+        if self.diverged:
+            return
+        self._arrive(arrivals, count)
+        reuse = plan[-1] % (MAX_ARRIVALS + 1)
+        gone = [r for r in self.engine.left if r not in self.engine._taken()]
+        missing = gone[reuse % len(gone)] if gone and reuse > 1 else self.engine.fresh_id()
+        self._step(self.engine.plan(plan, missing=[missing]))
+
+
+class FullTableLoop(EngineLoopBase):
+    """The ``full_table`` life: steps, and steps past a full table (on tables that a
+    few steps' arrivals fill)."""
+
+    @initialize(deployment=deployments(small_tables=True))
+    def start(self, deployment: Deployment) -> None:
+        super().start(deployment)
+
+    @rule(arrivals=arrival_codes, count=arrival_counts, plan=step_plans)
+    def step_past_a_full_table(self, arrivals: bytes, count: int, plan: bytes) -> None:
+        """More new requests than free slots: refused, and nothing changes. (Requests
+        arrive first; while the queue does not outnumber the free slots, the step is
+        an ordinary one.)"""
+        if self.diverged:
+            return
+        self._arrive(arrivals, count)
+        if len(self.engine.waiting) <= self.engine.free_slots:
+            self._step(self.engine.plan(plan))
+            return
+        step = self.engine.plan(plan, overfill=True)
+        self.engine.reached.add(OVERFULL_STEP)
+        self.steps += 1
+        note(f"step {self.steps} (past a full table): {step.describe()}")
+        before = [state.snapshot({"table": s.table}) for s in self.sides]
+        outcomes = [self._run(s.impl.update_states, step.batch, s.table) for s in self.sides]
+        with self._checks(diverges=True):
+            if outcomes[0].error is None:
+                fail(f"{UPDATE_CALL}: the step adds {len(step.new)} requests to a table with "
+                     f"{self.engine.free_slots} free slots (after its finished ids "
+                     f"{sorted(step.finished)!r} leave); it must be refused (CONTRACT F4)")
+            if len(outcomes) == 2:
+                assert_same_outcome(UPDATE_CALL + " past a full table", outcomes[1],
+                                    outcomes[0])
+            for side, snap in zip(self.sides, before, strict=True):
+                state.assert_unchanged(f"{side.impl.name}: {UPDATE_CALL}, refused", snap,
+                                       {"table": side.table})
+
+
+# Each life's rules are its class's: a life has no rule that it cannot run (Hypothesis'
+# swarm testing would otherwise spend runs with only such rules turned on).
+_LIVES: dict[str, type[EngineLoopBase]] = {
+    "steady": EngineLoopBase, "unknown_ids": UnknownIdsLoop, "full_table": FullTableLoop}
+
+
 def machine(context: Context) -> type[EngineLoopBase]:
-    """The machine class for one test run (a class per run: the base stays as the
-    suite's fingerprint recorded it)."""
-    return type("EngineLoop", (EngineLoopBase,), {"context": context})
+    """The machine class for one test run (a class per run: the bases stay as the
+    suite's fingerprint recorded them)."""
+    return type("EngineLoop", (_LIVES[context.life],), {"context": context})

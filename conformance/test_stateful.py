@@ -20,11 +20,11 @@ from mrv2_conformance.impl._checks import INT32_MAX
 
 pytestmark = pytest.mark.stateful
 
-# Steps per run, and runs per profile's max_examples (a run is ~25 property examples'
-# work): the steady life most, the lives with an error path (which also run every rule
-# of the steady one) less.
-STEPS = 25
-RUNS_PER_EXAMPLES = {"steady": 1 / 4, "unknown_ids": 1 / 8, "full_table": 1 / 10}
+# Steps per run, and runs per profile's max_examples (a run of real steps is ~40
+# property examples' work): the steady life most, the lives with an error path (which
+# also run the steady one's steps) less.
+STEPS = 15
+RUNS_PER_EXAMPLES = {"steady": 1 / 7, "unknown_ids": 1 / 12, "full_table": 1 / 14}
 
 
 def run_settings(life: str) -> settings:

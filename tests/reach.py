@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
+from hypothesis.stateful import run_state_machine_as_test
 from mrv2_conformance.impl.ordering import sort_batch_req_ids
 from mrv2_conformance.strategies import (
     batch_cases,
@@ -44,6 +45,10 @@ from mrv2_conformance.strategies.steps import step_cases
 from mrv2_conformance.strategies.pcp import MIXED_BATCH, WORLD_SIZES, PcpCase, placeholder_case
 
 from mrv2_conformance import impl
+from mrv2_conformance.conformance import engine
+from mrv2_conformance.conformance import engine_loop as loop
+
+LIVES_NAME = "stateful runs"
 
 
 @dataclass(frozen=True)
@@ -205,6 +210,64 @@ CORNERS: tuple[Corner, ...] = (
     Corner("deployments", "vLLM server ids", 0.05, lambda d: d.ids.style in ("vllm", "mixed")),
 )
 
+# The stateful family's lives: each run of the machine (against the reference, at the
+# ci budget of each life) is one draw; what it reached is Engine.reached.
+LIFE_CORNERS = (
+    Corner(LIVES_NAME, "10+ steps that built a batch", 0.30, lambda r: r.real_steps >= 10),
+    Corner(LIVES_NAME, engine.FINISHES, 0.30, lambda r: engine.FINISHES in r.reached),
+    Corner(LIVES_NAME, engine.ID_COMES_BACK, 0.05, lambda r: engine.ID_COMES_BACK in r.reached),
+    Corner(LIVES_NAME, engine.PREFILL_CONTINUES, 0.20,
+           lambda r: engine.PREFILL_CONTINUES in r.reached),
+    Corner(LIVES_NAME, engine.REPEAT, 0.10, lambda r: engine.REPEAT in r.reached),
+    Corner(LIVES_NAME, engine.STREAMING_READD, 0.05,
+           lambda r: engine.STREAMING_READD in r.reached),
+    Corner(LIVES_NAME, engine.DRAFTS, 0.05, lambda r: engine.DRAFTS in r.reached),
+    Corner(LIVES_NAME, engine.DRAFTS_REJECTED, 0.03,
+           lambda r: engine.DRAFTS_REJECTED in r.reached),
+    Corner(LIVES_NAME, engine.LARGE_STEP, 0.02, lambda r: engine.LARGE_STEP in r.reached),
+    Corner(LIVES_NAME, engine.LONG_CONTEXT, 0.03, lambda r: engine.LONG_CONTEXT in r.reached),
+    Corner(LIVES_NAME, loop.DUMMY_BETWEEN, 0.20, lambda r: loop.DUMMY_BETWEEN in r.reached),
+    Corner(LIVES_NAME, loop.PCP_STEP, 0.05, lambda r: loop.PCP_STEP in r.reached),
+    Corner(LIVES_NAME, loop.UNKNOWN_ID_STEP, 0.05, lambda r: loop.UNKNOWN_ID_STEP in r.reached),
+    Corner(LIVES_NAME, loop.OVERFULL_STEP, 0.03, lambda r: loop.OVERFULL_STEP in r.reached),
+)
+CORNERS += LIFE_CORNERS
+
+
+@dataclass(frozen=True)
+class Life:
+    """One run of the stateful machine: its life, its real steps, what it reached."""
+
+    life: str
+    real_steps: int
+    reached: frozenset[str]
+
+
+def engine_lives(max_examples: int) -> list[Life]:
+    """Every run of the stateful family's machine against the reference, each life at
+    the budget test_stateful gives it under a profile of ``max_examples``."""
+    from mrv2_conformance.conformance import test_stateful
+    from mrv2_conformance.conformance.target import load_target
+    from mrv2_conformance.conformance.reference import REFERENCE
+
+    target = load_target(REFERENCE)
+    lives: list[Life] = []
+    for life in loop.LIVES:
+        context = loop.Context(target, None, "cpu", INT32_MAX, life)
+
+        class Recorded(loop.machine(context)):  # type: ignore[misc, valid-type]
+            def teardown(self) -> None:
+                if hasattr(self, "engine"):
+                    lives.append(Life(self.context.life, self.real_steps,
+                                      frozenset(self.engine.reached)))
+
+        runs = max(4, int(max_examples * test_stateful.RUNS_PER_EXAMPLES[life]))
+        run_state_machine_as_test(Recorded, settings=settings(
+            max_examples=runs, stateful_step_count=test_stateful.STEPS, database=None,
+            derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]))
+    return lives
+
+
 STRATEGIES = {"batch_cases": batch_cases(), "sort_cases": sort_cases(),
               "missing_id_cases": missing_id_cases(), "pcp_cases": pcp_cases(),
               "placeholder_cases": placeholder_cases(), "dummy_sizes": dummy_sizes(),
@@ -235,6 +298,7 @@ def collect(strategy: Any, max_examples: int) -> list[Any]:
 def measure(max_examples: int) -> list[tuple[Corner, float]]:
     drawn = {name: collect(s, max_examples) + EXPLICIT.get(name, [])
              for name, s in STRATEGIES.items()}
+    drawn[LIVES_NAME] = engine_lives(max_examples)
     return [(c, sum(map(c.hit, drawn[c.strategy])) / len(drawn[c.strategy]))
             for c in CORNERS]
 
