@@ -94,8 +94,8 @@ class Engine:
         self.running: dict[str, Request] = {}  # the runner's table, in scheduling order
         self.left: list[str] = []  # ids that finished: a later request may reuse one
         self.named = 0  # ids named so far (the deployment's IdScheme numbers them)
-        # What this life reached (LIFE_FACTS): the reach table of the stateful family
-        # (tests/reach.py) counts the runs that reach each.
+        # What this life reached (the names above, and the machine's): the stateful
+        # family's reach table (tests/reach.py) counts the runs that reach each.
         self.reached: set[str] = set()
         # The requests of recent steps' batches, for steps that schedule one again (a
         # batch composition that repeats; a backend may cache by it).
@@ -136,7 +136,7 @@ class Engine:
         # of them, admitted first, takes the slot it left (LIFO) and it gets another.
         back = [r for r in out if r.came_back]
         if back and len(back) < len(out):
-            self.waiting[-len(out):] = [*(r for r in out if r not in back), *back]
+            self.waiting[-len(out):] = [*(r for r in out if not r.came_back), *back]
         return out
 
     def plan(self, plan: bytes, *, overfill: bool = False, missing: Sequence[str] = ()

@@ -209,8 +209,7 @@ class EngineLoopBase(RuleBasedStateMachine):
         self._arrive(arrivals, count)
         if dummy[-1] < DUMMY_BEFORE_STEP:
             self._dummy(dummy)
-        if self.engine.running or self.engine.waiting:
-            self._step(self.engine.plan(plan))
+        self._step(self.engine.plan(plan))  # _arrive left the engine something to run
 
     def _arrive(self, codes: bytes, count: int) -> None:
         # An idle engine gets at least one request: every step has something to run.
