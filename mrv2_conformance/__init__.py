@@ -1,9 +1,9 @@
 """mrv2-conformance: a property-based conformance suite for the index-mapping data
 contract of vLLM's ModelRunner V2 input preparation (docs/CONTRACT.md).
 
-The repository's folders are installed under this package: ``mrv2_conformance.impl``
-(the reference), ``.strategies``, ``.conformance`` (the properties), ``.adapters``,
-``.tests`` and ``.bench``; ``.plugin`` is the pytest plugin and ``.cli`` the
+Subpackages: ``mrv2_conformance.impl`` (the reference), ``.strategies``,
+``.conformance`` (the properties), ``.adapters``, ``.tests`` (the suite's own tests,
+mutants included) and ``.bench``; ``.plugin`` is the pytest plugin and ``.cli`` the
 ``mrv2-conformance`` command.
 """
 
@@ -20,8 +20,6 @@ CLI_ARGS_ENV_VAR = "MRV2_CONFORMANCE_CLI_ARGS"
 
 @cache
 def suite_root() -> Path:
-    """The folder holding ``conformance/``, ``xfails/`` and the other folders: the
-    clone's root in development, ``site-packages/mrv2_conformance`` when installed."""
-    from mrv2_conformance import conformance
-
-    return Path(conformance.__file__).resolve().parent.parent
+    """The package's folder, holding ``conformance/``, ``xfails/`` and the others (in the
+    clone and installed alike)."""
+    return Path(__file__).resolve().parent

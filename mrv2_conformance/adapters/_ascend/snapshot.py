@@ -45,7 +45,7 @@ def find() -> Path:
         if not Path(explicit).is_file():
             raise SnapshotError(f"{SNAPSHOT_ENV_VAR}={explicit}: no such file")
         return Path(explicit)
-    root = suite_root()
+    root = suite_root().parent  # the clone (the package's folder sits in it)
     places = [root.parent / "shared" / "vendor"]
     origin = _origin(root)
     if origin is not None:

@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]  # the clone
 
 # name -> pytest arguments: the conformance run against the reference, serial and on
 # two workers (the ci profile comes from the environment, _env).
@@ -45,7 +45,8 @@ DEV_TEST = ["-n", "2", "-q"]  # ./dev test on this 2-core machine (-n auto = 2)
 @dataclass(frozen=True)
 class Version:
     label: str
-    root: Path
+    root: Path  # the clone's tree
+    suite: Path  # the folder holding conformance/ (RUNS run there, in either layout)
     python: str
     env: dict[str, str]
 
@@ -70,14 +71,16 @@ def checkout(rev: str) -> Iterator[Version]:
         archive = subprocess.run(["git", "archive", rev], cwd=ROOT, capture_output=True,
                                  check=True).stdout
         subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
-        # That revision's package layout (pyproject's package-dir), as symlinks inside
-        # its mrv2_conformance/ folder.
-        package_dir = tomllib.loads((tree / "pyproject.toml").read_text())["tool"][
-            "setuptools"]["package-dir"]
-        pkg = tree / package_dir["mrv2_conformance"]
+        # That revision's package layout: the plain package folder, or (before the
+        # suite moved into mrv2_conformance/) pyproject's package-dir, rebuilt as
+        # symlinks inside its mrv2_conformance/ folder.
+        setuptools = tomllib.loads((tree / "pyproject.toml").read_text())["tool"]["setuptools"]
+        package_dir = setuptools.get("package-dir", {})
+        pkg = tree / package_dir.get("mrv2_conformance", "mrv2_conformance")
         for name, folder in package_dir.items():
-            if name != "mrv2_conformance":
+            if name != "mrv2_conformance" and not (pkg / name.rsplit(".", 1)[1]).exists():
                 (pkg / name.rsplit(".", 1)[1]).symlink_to(tree / folder)
+        suite = tree if "mrv2_conformance" in package_dir else pkg
         shim = Path(tmp) / "shim"
         shim.mkdir()
         (shim / "mrv2_conformance").symlink_to(pkg)
@@ -91,12 +94,13 @@ def checkout(rev: str) -> Iterator[Version]:
         # not the editable install of the current version).
         Path(site, "mrv2_baseline.pth").write_text(
             f"{shim}\n{sysconfig.get_paths()['purelib']}\n")
-        yield Version(rev, tree, str(python), _env())
+        yield Version(rev, tree, suite, str(python), _env())
 
 
-def _time(version: Version, args: list[str]) -> float:
+def _time(version: Version, args: list[str], *, in_suite: bool = True) -> float:
     start = time.perf_counter()
-    proc = subprocess.run([version.python, "-m", "pytest", *args], cwd=version.root,
+    proc = subprocess.run([version.python, "-m", "pytest", *args],
+                          cwd=version.suite if in_suite else version.root,
                           env=version.env, capture_output=True, text=True, timeout=3600)
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
@@ -139,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=ROOT / "reports" / "speed.json")
     args = parser.parse_args(argv)
     baseline = args.baseline or "HEAD~1"
-    current = Version("current", ROOT, sys.executable, _env())
+    current = Version("current", ROOT, ROOT / "mrv2_conformance", sys.executable, _env())
     rows: list[dict] = []
     with checkout(baseline) as base:
         versions = [base, current]
@@ -155,8 +159,9 @@ def main(argv: list[str] | None = None) -> int:
             rows.append({"run": name, "baseline_s": medians[base.label],
                          "current_s": medians["current"]})
         if args.dev_test:
-            rows.append({"run": "./dev test (-n 2)", "baseline_s": _time(base, DEV_TEST),
-                         "current_s": _time(current, DEV_TEST)})
+            rows.append({"run": "./dev test (-n 2)",
+                         "baseline_s": _time(base, DEV_TEST, in_suite=False),
+                         "current_s": _time(current, DEV_TEST, in_suite=False)})
     print(f"{'run':<34} {baseline:>12} {'current':>10} {'speed-up':>9}")
     for r in rows:
         print(f"{r['run']:<34} {r['baseline_s']:>11.2f}s {r['current_s']:>9.2f}s "

@@ -12,7 +12,7 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-_TEST = re.compile(r"^conformance/test_(\w+)\.py::(\S+):$")
+_TEST = re.compile(r"^(?:\S*/)?conformance/test_(\w+)\.py::(\S+):$")
 _PHASE = re.compile(r"during generate phase \(([\d.]+) seconds\)")
 _COUNTS = re.compile(r"(\d+) passing, (\d+) failing, and (\d+) invalid")
 
