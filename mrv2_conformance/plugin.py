@@ -21,7 +21,7 @@ import subprocess
 import time
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import hypothesis
 import pytest
@@ -35,6 +35,7 @@ from mrv2_conformance.conformance.families import FAMILIES
 from mrv2_conformance.conformance.target import DEFAULT_TARGET, TARGET_ENV_VAR
 
 if TYPE_CHECKING:
+    from mrv2_conformance.conformance.reference import Fingerprint
     from mrv2_conformance.conformance.target import Target
 
 DEVICE_ENV_VAR = "MRV2_CONFORMANCE_DEVICE"
@@ -64,7 +65,7 @@ settings.register_profile("vllm", parent=settings.get_profile("kill"))
 TARGET_KEY = pytest.StashKey["Target"]()
 TARGET_NAME_KEY = pytest.StashKey[str]()
 WORKERS_NOTE_KEY = pytest.StashKey[str]()
-FINGERPRINT_KEY = pytest.StashKey["reference.Fingerprint"]()
+FINGERPRINT_KEY: pytest.StashKey[Fingerprint] = pytest.StashKey()
 XFAILS_KEY = pytest.StashKey[list[xfails.Entry] | None]()
 ITEM_XFAILS_KEY = pytest.StashKey[list[xfails.Entry]]()
 ACTIVE_KEY = pytest.StashKey[bool]()
@@ -411,7 +412,7 @@ def pytest_runtest_call(item: pytest.Item):
         return (yield)
     finally:  # also when the test failed: the tampering is the news
         changes = item.config.stash[FINGERPRINT_KEY].changes() \
-            if _active(item.config) and "target" in item.fixturenames else []
+            if _active(item.config) and "target" in getattr(item, "fixturenames", ()) else []
         if changes:
             pytest.fail(f"target {item.config.stash[TARGET_NAME_KEY]} changed the suite's own "
                         f"code (the oracle it is checked against), so no result of this run "
@@ -578,7 +579,8 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     rec = conformance_report.record(report)
     if rec is not None:
         _records.append(rec)
-    for key, lines in report.user_properties:
+    for key, value in report.user_properties:
+        lines = cast("list[str]", value)
         if key == "xfails_used":
             _xfails_used.update(lines)
         elif key == "target_disclosures" and not _disclosures:

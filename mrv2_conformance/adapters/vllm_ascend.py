@@ -135,7 +135,7 @@ def _as_upstream_buffers(buffers: Any) -> Any:
     creates them), whose ``query_start_loc`` has max_num_reqs + 1 rows; the port's
     runner buffers have + 2 (FIA padding). The manager gets upstream buffers that are
     views of the suite's, so every write lands in what the suite checks."""
-    view = object.__new__(upstream.UPSTREAM.input_buffers)
+    view: Any = object.__new__(upstream.UPSTREAM.input_buffers)
     vars(view).update(vars(buffers))
     view.query_start_loc = buffers.query_start_loc[: buffers.max_num_reqs + 1]
     return view

@@ -145,4 +145,4 @@ GROUPS: tuple[Group, ...] = (
     }),
 )
 
-DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+DEVICE: str = "cuda" if torch.cuda.is_available() else "cpu"

@@ -12,6 +12,7 @@ torch runs single-threaded for stable figures.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import platform
 import sys
@@ -31,7 +32,7 @@ def run_groups(batch_sizes, table_sizes, repeats: int, budget_s: float) -> list[
                 continue
             setup = cases.Setup(table_size, batch_size)
             for group in cases.GROUPS:
-                stats = {name: measure(lambda f=fn, s=setup: f(s), repeats, budget_s)
+                stats = {name: measure(functools.partial(fn, setup), repeats, budget_s)
                          for name, fn in group.variants.items()}
                 base = stats[group.baseline].median
                 for name, st in stats.items():

@@ -10,6 +10,7 @@ import sys
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 _TEST = re.compile(r"^(?:\S*/)?conformance/test_(\w+)\.py::(\S+):$")
@@ -47,10 +48,11 @@ def examples_per_second(statistics_output: str) -> dict[str, dict[str, float]]:
 def benchmark_suite(quick: bool = False) -> dict:
     serial_s, stats = _pytest("-p", "no:xdist", "--hypothesis-show-statistics",
                               *(["-m", "slot_table"] if quick else []))
-    result = {"per_family": examples_per_second(stats), "serial_wall_s": round(serial_s, 1)}
+    per_family = examples_per_second(stats)
+    result: dict[str, Any] = {"per_family": per_family, "serial_wall_s": round(serial_s, 1)}
     if not quick:
         result["n_auto_wall_s"] = round(_pytest("-n", "auto")[0], 1)
-    for family, row in result["per_family"].items():
+    for family, row in per_family.items():
         print(f"{family:<14} {row['examples']:>6} examples  {row['examples_per_s']:>8.1f}/s")
     print(f"conformance wall: serial {result['serial_wall_s']} s"
           + (f", -n auto {result['n_auto_wall_s']} s" if "n_auto_wall_s" in result else ""))

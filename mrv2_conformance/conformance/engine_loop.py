@@ -345,8 +345,8 @@ class EngineLoopBase(RuleBasedStateMachine):
             t, s = int(target[req.req_id]), int(ref[req.req_id])
             mapped = int(self.relabel[t])
             if mapped != s:
-                group = self.freed_together.get(mapped)
-                if group is None or self.freed_together.get(s) != group:
+                freed_at = self.freed_together.get(mapped)
+                if freed_at is None or self.freed_together.get(s) != freed_at:
                     expected = int(np.flatnonzero(self.relabel == s)[0])
                     self.context.set_aside(ContractViolation([
                         f"{UPDATE_CALL}: new request {req.req_id!r} got slot {t}; the free "

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from types import FunctionType, MethodType, ModuleType
 from typing import Any
 
@@ -162,9 +162,12 @@ class Probe:
         return all(freeze(x) == token for x, token in self.others)
 
 
-@functools.cache  # read once per class (a cache function: the fingerprint sees no state)
-def _dataclass_fields(t: type) -> tuple[str, ...] | None:
+def _fields_of(t: Any) -> tuple[str, ...] | None:
     return tuple(f.name for f in dataclasses.fields(t)) if dataclasses.is_dataclass(t) else None
+
+
+# Read once per class (a cache function: the fingerprint sees no state).
+_dataclass_fields: Callable[[type], tuple[str, ...] | None] = functools.cache(_fields_of)
 
 
 def _attributes(v: Any) -> list[tuple[str, Any]]:

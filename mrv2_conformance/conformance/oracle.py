@@ -42,7 +42,8 @@ def logits_layout(counts: Sequence[int], num_drafts: Sequence[int]
     """(logits_indices, cu_num_logits, local_pos): each request samples its last
     1 + num_drafts positions."""
     qsl = query_start_loc(counts)
-    indices, local = [], []
+    indices: list[int] = []
+    local: list[int] = []
     for i, k in enumerate(num_drafts):
         end = int(qsl[i + 1])
         indices += range(end - 1 - k, end)

@@ -57,7 +57,7 @@ def parse_blob(value: str) -> tuple[str, str]:
 
 def blobs(exc: BaseException) -> list[tuple[str, str]]:
     """The (version, blob) of every failing example recorded on ``exc``."""
-    found = [m.groups() for note in getattr(exc, "__notes__", ())
+    found = [(m.group(1), m.group(2)) for note in getattr(exc, "__notes__", ())
              for m in _BLOB.finditer(str(note))]
     for sub in getattr(exc, "exceptions", ()):
         found += [b for b in blobs(sub) if b not in found]
@@ -86,11 +86,12 @@ def attach(rep: pytest.TestReport, item: pytest.Item, exc: BaseException,
         return
     if item.config.getoption("--reproduce"):
         return  # this run is the reproduction
-    found = blobs(exc) or [None]
+    found: list[tuple[str, str] | None] = [*blobs(exc)] or [None]
     text = "\n".join(f"  {command(item, target, b)}" for b in found)
     section = f"{SECTION}\n{text}\n"
-    if hasattr(rep.longrepr, "addsection"):  # shown after the traceback, and in str()
-        rep.longrepr.addsection("mrv2-conformance", section)
+    addsection = getattr(rep.longrepr, "addsection", None)
+    if addsection is not None:  # shown after the traceback, and in str()
+        addsection("mrv2-conformance", section)
     else:
         rep.longrepr = f"{rep.longrepr}\n{section}"
 
@@ -104,6 +105,7 @@ def apply(items: list[pytest.Item], value: str) -> None:
             f"--reproduce replays one property's example; select exactly one property "
             f"({len(items)} selected)")
     for item in items:
+        assert isinstance(item, pytest.Function)  # collected properties are functions
         if hasattr(item.obj, "replay_state_machine"):
             # A stateful property runs its machine itself: it applies the record to it
             # (Hypothesis refuses @reproduce_failure on a test without @given).

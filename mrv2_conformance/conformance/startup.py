@@ -55,8 +55,11 @@ def requires_device(markexpr: str, markers: list[str]) -> bool:
         expr = Expression.compile(markexpr)
     except SyntaxError:
         return False  # pytest reports the bad expression itself
-    kinds = [set(), *({m} for m in markers)]
-    return not any(expr.evaluate(lambda name, _k=k, **_: name in _k) for k in kinds)
+    def having(marks: set[str]) -> Callable[..., bool]:
+        return lambda name, **_: name in marks
+
+    kinds: list[set[str]] = [set(), *({m} for m in markers)]
+    return not any(expr.evaluate(having(k)) for k in kinds)
 
 
 def check_devices(device_type: str, named: bool, markexpr: str,

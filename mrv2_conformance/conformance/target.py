@@ -42,7 +42,7 @@ class TargetUnavailable(Exception):
 class Target:
     """A target module; a missing interface name fails the test that needs it."""
 
-    def __init__(self, name: str, module: ModuleType | None,
+    def __init__(self, name: str, module: ModuleType | Any | None,  # or module-like
                  unavailable: str | None = None, check_effects: bool = True) -> None:
         self.name = name
         self.module = module

@@ -50,4 +50,4 @@ def test_engine_loop(target, device, life, known_deviations):
         raise ContractViolation(sorted(context.seen))
 
 
-test_engine_loop.replay_state_machine = None  # type: ignore[attr-defined]
+test_engine_loop.replay_state_machine = None

@@ -43,6 +43,7 @@ def prepare_inputs(batch: SchedulerBatch, slot_table: SlotTable,
     before the first write to ``input_buffers``, so a failed call changes nothing."""
     state = gather_batch_req_state(batch, slot_table, decode_query_len)
     num_reqs = state.num_reqs
+    assert batch.total_num_scheduled_tokens is not None  # SchedulerBatch.__post_init__ sets it
     num_tokens = int(batch.total_num_scheduled_tokens)
     input_buffers.check_capacity("prepare_inputs", num_reqs, num_tokens)
     device = input_buffers.device

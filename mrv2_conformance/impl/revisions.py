@@ -8,17 +8,22 @@ A target declares the revision it claims in ``CONTRACT_REVISION`` (this package:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 DEFAULT = "#51210"
 REVISIONS: tuple[str, ...] = ("#51210", "0.30")
 
 
 class Row(Protocol):
-    global_req_idx: int
-    global_start: int
+    @property
+    def global_req_idx(self) -> int: ...
+    @property
+    def global_start(self) -> int: ...
 
     def is_pure_prefill(self, is_prefilling: Sequence[bool]) -> bool: ...
+
+
+R = TypeVar("R", bound=Row)
 
 
 def check_revision(revision: str) -> str:
@@ -28,8 +33,8 @@ def check_revision(revision: str) -> str:
     return revision
 
 
-def order_rank_rows(rows: Sequence[Row], is_prefilling: Sequence[bool],
-                    revision: str) -> list[Row]:
+def order_rank_rows(rows: Sequence[R], is_prefilling: Sequence[bool],
+                    revision: str) -> list[R]:
     """One rank's rows, given in global (row, position) order, in ``revision``'s order.
 
     "#51210": that order, with the pure prefills (start position 0) moved last, stably.

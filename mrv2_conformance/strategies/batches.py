@@ -173,12 +173,12 @@ def missing_id_cases(draw: st.DrawFn) -> BatchCase:
     removed = [r for r in case.history.removed if r not in case.num_scheduled_tokens]
     missing: list[str] = []
     for _ in range(count):
-        if removed and draw(_BOOL, label="missing_was_removed"):
+        if removed and draw(_BOOL, label="missing_was_removed") is True:
             req_id = removed.pop(draw(st.integers(0, len(removed) - 1), label="removed_id"))
         else:
             req_id = draw_fresh_id(draw, {*case.history.live, *case.num_scheduled_tokens,
                                           *case.history.removed, *missing}, label="missing_id")
-        if items and draw(_BOOL, label="missing_ties_a_present_request"):
+        if items and draw(_BOOL, label="missing_ties_a_present_request") is True:
             tokens = items[draw(st.integers(0, len(items) - 1), label="tie_with")][1]
         else:
             tokens = draw(st.integers(1, 8), label="missing_tokens")

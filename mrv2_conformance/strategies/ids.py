@@ -8,6 +8,7 @@ whitespace, digits, NUL, non-ASCII, astral) and arbitrary unicode through its pr
 
 from __future__ import annotations
 
+from collections.abc import Container
 from dataclasses import dataclass
 
 from hypothesis import strategies as st
@@ -29,14 +30,14 @@ def request_ids() -> st.SearchStrategy[str]:
     return _REQUEST_IDS
 
 
-def draw_fresh_id(draw: st.DrawFn, taken: set[str] | dict[str, object],
+def draw_fresh_id(draw: st.DrawFn, taken: Container[str],
                   label: str = "req_id") -> str:
     """A request id not in ``taken``. Made unique by suffixing rather than by
     ``.filter``, which would reject and redraw (slow, and shrinks worse)."""
     return make_fresh(draw(_REQUEST_IDS, label=label), taken)
 
 
-def make_fresh(req_id: str, taken: set[str] | dict[str, object]) -> str:
+def make_fresh(req_id: str, taken: Container[str]) -> str:
     """``req_id``, primed until it is not in ``taken``."""
     while req_id in taken:
         req_id += "'"

@@ -97,7 +97,7 @@ def step_cases(draw: st.DrawFn, shapes: tuple[str, ...] | None = None) -> StepCa
         prefill_len, computed = hist.live[req_id]
         advance = _ADVANCE[codes[i % len(codes)] % len(_ADVANCE)] if codes else 0
         cached[req_id] = min(computed + advance, INT32_MAX - num[req_id])
-    unknown = ()
+    unknown: tuple[str, ...] = ()
     if shape == "unknown cached id":
         unknown = (make_fresh("not-running", {*taken, *num}),)
         cached[unknown[0]] = 5

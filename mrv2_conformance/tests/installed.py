@@ -44,8 +44,9 @@ def main() -> None:
     check("site-packages" in where.parts, f"mrv2_conformance is the installed copy ({where})")
     check(all(importlib.util.find_spec(n) is None for n in GENERIC),
           f"no generic top-level name is importable ({', '.join(GENERIC)})")
-    command = shutil.which("mrv2-conformance")
-    check(command is not None, "the mrv2-conformance command is on PATH")
+    found = shutil.which("mrv2-conformance")
+    check(found is not None, "the mrv2-conformance command is on PATH")
+    command = str(found)
     with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
         here, elsewhere = Path(a), Path(b)
         ok = run([command, "-q", "-p", "no:xdist"], here)

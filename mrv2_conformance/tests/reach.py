@@ -56,7 +56,7 @@ class Corner:
     strategy: str
     name: str
     floor: float  # minimum share of examples
-    hit: Callable[[Any], bool]
+    hit: Callable[..., bool]  # of one drawn value (lambdas bind their loop variables)
 
 
 _VLLM_ID = re.compile(r"^(\d+_)?[a-z]+[-_].*-[0-9a-f]{8}$")
@@ -255,7 +255,7 @@ def engine_lives(max_examples: int) -> list[Life]:
     for life in loop.LIVES:
         context = loop.Context(target, None, "cpu", INT32_MAX, life)
 
-        class Recorded(loop.machine(context)):  # type: ignore[misc, valid-type]
+        class Recorded(loop.machine(context)):  # type: ignore[misc]
             def teardown(self) -> None:
                 if hasattr(self, "engine"):
                     lives.append(Life(self.context.life, self.real_steps,
@@ -275,7 +275,7 @@ STRATEGIES = {"batch_cases": batch_cases(), "sort_cases": sort_cases(),
 
 
 # What the properties run besides their random draws (their @example decorators).
-EXPLICIT = {"pcp_cases": [PcpCase(MIXED_BATCH, w) for w in WORLD_SIZES],
+EXPLICIT: dict[str, list[Any]] = {"pcp_cases": [PcpCase(MIXED_BATCH, w) for w in WORLD_SIZES],
             "batch_cases": production_cases(),
             "dummy_sizes": list(PRODUCTION_DUMMY_SIZES),
             "missing_id_cases": list(MISSING_ID_EXAMPLES),

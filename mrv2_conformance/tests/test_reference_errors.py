@@ -1,5 +1,6 @@
 """The reference rejects bad input with an exception that names the bad value, and a
-rejected call changes no state (slot table, buffers)."""
+rejected call changes no state (slot table, buffers). Bad input includes the wrong
+types, passed on purpose (the type checker is told so on those lines)."""
 
 from __future__ import annotations
 
@@ -36,16 +37,16 @@ def gather(num: dict, drafts: dict | None = None, total: int | None = None, dql:
 # (id, call(table, buffers), exception, fragments its message must contain)
 CASES: list[tuple[str, Callable[[SlotTable, InputBuffers], Any], type, tuple[str, ...]]] = [
     ("table capacity 0", lambda t, b: SlotTable(0), ValueError, ("max_num_reqs", "0")),
-    ("table capacity not int", lambda t, b: SlotTable("4"), TypeError, ("max_num_reqs", "'4'")),
+    ("table capacity not int", lambda t, b: SlotTable("4"), TypeError, ("max_num_reqs", "'4'")),  # type: ignore[arg-type]
     ("add duplicate id", lambda t, b: t.add_request("a", 1), ValueError, ("'a'", "already")),
-    ("add non-str id", lambda t, b: t.add_request(7, 1), TypeError, ("request id", "7")),
+    ("add non-str id", lambda t, b: t.add_request(7, 1), TypeError, ("request id", "7")),  # type: ignore[arg-type]
     ("add negative prefill_len", lambda t, b: t.add_request("z", -1), ValueError,
      ("prefill_len", "-1")),
     ("add negative computed", lambda t, b: t.add_request("z", 1, -2), ValueError,
      ("num_computed_tokens", "-2")),
     ("add past int32", lambda t, b: t.add_request("z", 2**31), ValueError,
      ("prefill_len", str(2**31))),
-    ("add float count", lambda t, b: t.add_request("z", 1.5), TypeError, ("prefill_len", "1.5")),
+    ("add float count", lambda t, b: t.add_request("z", 1.5), TypeError, ("prefill_len", "1.5")),  # type: ignore[arg-type]
     ("add bool count", lambda t, b: t.add_request("z", True), TypeError, ("prefill_len", "True")),
     ("zero tokens", gather({"a": 0}), ValueError, ("'a'", "0", ">= 1")),
     ("negative tokens", gather({"a": -3}), ValueError, ("'a'", "-3")),
@@ -60,7 +61,7 @@ CASES: list[tuple[str, Callable[[SlotTable, InputBuffers], Any], type, tuple[str
      ("2 requests", "max_num_reqs=1")),
     ("prepare over max_num_tokens", lambda t, b: impl.prepare_inputs(
         SchedulerBatch({"a": 8, "b": 9}), t, b, 1), ValueError, ("17 tokens", "max_num_tokens=16")),
-    ("dummy non-int", lambda t, b: impl.make_dummy("2", 4, b), TypeError, ("num_reqs", "'2'")),
+    ("dummy non-int", lambda t, b: impl.make_dummy("2", 4, b), TypeError, ("num_reqs", "'2'")),  # type: ignore[arg-type]
     ("dummy over capacity", lambda t, b: impl.make_dummy(5, 8, b), ValueError,
      ("5 requests", "max_num_reqs=4")),
     ("dummy max_query_len 0", lambda t, b: impl.make_dummy(1, 4, b, 0), ValueError,
@@ -69,7 +70,7 @@ CASES: list[tuple[str, Callable[[SlotTable, InputBuffers], Any], type, tuple[str
      ("max_num_reqs", "0")),
     ("buffers with no tokens", lambda t, b: InputBuffers(2, 0, "cpu"), ValueError,
      ("max_num_tokens", "0")),
-    ("copy a list", lambda t, b: impl.async_copy_to_gpu([1, 2], device="cpu"), TypeError,
+    ("copy a list", lambda t, b: impl.async_copy_to_gpu([1, 2], device="cpu"), TypeError,  # type: ignore[arg-type]
      ("list",)),
     ("copy with nowhere to go", lambda t, b: impl.async_copy_to_gpu(np.zeros(2)), ValueError,
      ("out=", "device=")),

@@ -26,7 +26,11 @@ def _target() -> Any:
     return target
 
 
-def finding_1() -> tuple[str, str, str, str, bool]:
+# (clause, call, expected, actual, source, conforms)
+Finding = tuple[str, str, str, str, str, bool]
+
+
+def finding_1() -> Finding:
     t = _target()
     table = t.SlotTable(4)
     table.add_request("a", 8)
@@ -39,7 +43,7 @@ def finding_1() -> tuple[str, str, str, str, bool]:
             f"{P}/model_runner.py::NPUModelRunner.prepare_inputs", ok)
 
 
-def finding_2() -> tuple[str, str, str, str, bool]:
+def finding_2() -> Finding:
     t = _target()
     buffers = t.InputBuffers(4, 64, "cpu")
     out = t.make_dummy(2, 4, buffers)
@@ -55,7 +59,7 @@ def finding_2() -> tuple[str, str, str, str, bool]:
             f"{P}/input_batch.py::AscendInputBatch.make_dummy", same and shares)
 
 
-def finding_3() -> tuple[str, str, str, str, bool]:
+def finding_3() -> Finding:
     from mrv2_conformance.adapters._vllm import runner
     from mrv2_conformance.adapters._vllm.upstream import API
     t = _target()
@@ -67,7 +71,8 @@ def finding_3() -> tuple[str, str, str, str, bool]:
     stand_in = runner.stand_in(table.states_on(table.device), 1, buffers)
     step = runner.scheduler_output({"a": 8, "missing": 1}, {}, 9)
     try:
-        API.classes.runner._update_seq_lens_cpu(stand_in, step, ["a", "missing"])
+        API.classes.runner._update_seq_lens_cpu(  # type: ignore[attr-defined]
+            stand_in, step, ["a", "missing"])
         raised = "nothing"
     except KeyError as exc:
         raised = f"KeyError({exc.args[0]!r})"
@@ -81,7 +86,7 @@ def finding_3() -> tuple[str, str, str, str, bool]:
             f"{P}/model_runner.py::NPUModelRunner._update_seq_lens_cpu", not changed)
 
 
-FINDINGS: dict[str, Callable[[], tuple[str, str, str, str, bool]]] = {
+FINDINGS: dict[str, Callable[[], Finding]] = {
     "1": finding_1, "2": finding_2, "3": finding_3}
 
 

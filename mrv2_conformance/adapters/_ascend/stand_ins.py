@@ -121,7 +121,7 @@ def uninstall() -> None:
             del sys.modules[name]
     import torch
     if isinstance(getattr(torch, "npu", None), StandInModule):
-        del torch.npu
+        del torch.npu  # type: ignore[attr-defined]  # a stand-in module set on torch
 
 
 @contextlib.contextmanager

@@ -18,7 +18,13 @@ import torch
 from mrv2_conformance.adapters._vllm import runner
 from mrv2_conformance.adapters._vllm.environment import host_memory_stand_ins
 from mrv2_conformance.adapters._vllm.slot_table import MAX_MODEL_LEN, SlotTable
-from mrv2_conformance.adapters._vllm.upstream import API, UnknownApi, buffer_utils, input_batch
+from mrv2_conformance.adapters._vllm.upstream import (
+    API,
+    UnknownApi,
+    buffer_utils,
+    input_batch,
+    need,
+)
 from mrv2_conformance.impl.scheduler import NewRequest, SchedulerBatch
 
 __all__ = [
@@ -55,7 +61,7 @@ DISCLOSURES = [
 def buffers_class(base: type) -> type:
     """``base`` (upstream's buffers, or a plugin's), the device argument normalised to
     ``torch.device`` as the runner passes it."""
-    class InputBuffers(base):  # type: ignore[misc,valid-type]
+    class InputBuffers(base):
         def __init__(self, max_num_reqs: int, max_num_tokens: int,
                      device: torch.device | str) -> None:
             super().__init__(max_num_reqs, max_num_tokens, torch.device(device))
@@ -102,7 +108,7 @@ def gather_batch_req_state(batch: Any, slot_table: SlotTable, decode_query_len: 
     return state
 
 
-def prepare_inputs(batch: Any, slot_table: SlotTable, input_buffers: InputBuffers,
+def prepare_inputs(batch: Any, slot_table: SlotTable, input_buffers: Any,
                    decode_query_len: int) -> Any:
     """``GPUModelRunner.prepare_inputs`` (after ``gather_batch_req_state`` where the
     release has it), eager mode, no request padding, no LoRA."""
@@ -113,7 +119,8 @@ def prepare_inputs(batch: Any, slot_table: SlotTable, input_buffers: InputBuffer
     with host_memory_stand_ins(buffer_utils):
         state = None
         if API.prepare.takes("batch_req_state"):
-            state, _ = API.gather(stand_in, scheduler_output=step, dummy_run=False)
+            state, _ = need(API.gather, "gather_batch_req_state")(
+                stand_in, scheduler_output=step, dummy_run=False)
         out = API.prepare(stand_in, scheduler_output=step, batch_req_state=state,
                           batch_desc=desc, num_active_loras=0)
     # 0.27.1's PCPManager reads the runner's slot table: remember which it was (beside
@@ -135,7 +142,7 @@ def req_states_of(batch: Any) -> Any:
     return _req_states_of.get(id(batch))
 
 
-def make_dummy(num_reqs: int, num_tokens: int, input_buffers: InputBuffers,
+def make_dummy(num_reqs: int, num_tokens: int, input_buffers: Any,
                max_query_len: int | None = None) -> Any:
     """``InputBatch.make_dummy``. Releases before 0.28.0 take no ``max_query_len``:
     there it is not passed, so it is not checked (the property that expects its

@@ -23,7 +23,7 @@ import torch
 from mrv2_conformance.adapters._vllm.environment import host_memory_stand_ins
 from mrv2_conformance.adapters._vllm.interface import req_states_of
 from mrv2_conformance.adapters._vllm.runner import eager_descriptor
-from mrv2_conformance.adapters._vllm.upstream import API, VERSION, UnknownApi, buffer_utils
+from mrv2_conformance.adapters._vllm.upstream import API, VERSION, UnknownApi, buffer_utils, need
 
 __all__ = ["PcpLayout", "RankSegment", "build_pcp_layout", "partition_batch"]
 
@@ -55,8 +55,8 @@ def _manager(world_size: int, rank: int, device: torch.device, global_batch: Any
         kwargs["max_num_reqs"] = -(-input_buffers.max_num_reqs // 2)
         kwargs["max_num_tokens"] = input_buffers.max_num_tokens
     with host_memory_stand_ins(buffer_utils):
-        manager = API.pcp_init(pcp_world_size=world_size, pcp_rank=rank, device=device,
-                               **kwargs)
+        manager = need(API.pcp_init, "PCPManager")(
+            pcp_world_size=world_size, pcp_rank=rank, device=device, **kwargs)
     if input_buffers is not None:
         if not hasattr(manager, "_input_buffers"):
             raise UnknownApi(f"vLLM {VERSION}: PCPManager keeps no _input_buffers, which the "
@@ -67,7 +67,7 @@ def _manager(world_size: int, rank: int, device: torch.device, global_batch: Any
 
 def _layout_call(manager: Any, global_batch: Any) -> tuple[list[list[Any]], list[int]]:
     with host_memory_stand_ins(buffer_utils):
-        return API.pcp_layout(
+        return need(API.pcp_layout, "PCP rank layout")(
             manager, num_scheduled_tokens=global_batch.num_scheduled_tokens,
             num_computed_tokens=global_batch.num_computed_tokens_np,
             is_prefilling=global_batch.is_prefilling_np,
@@ -93,7 +93,7 @@ def partition_batch(global_batch: Any, pcp_world_size: int, pcp_rank: int,
     manager = _manager(pcp_world_size, pcp_rank, torch.device(input_buffers.device),
                        global_batch, input_buffers)
     with host_memory_stand_ins(buffer_utils):
-        local = API.pcp_partition(manager, input_batch=global_batch,
+        local = need(API.pcp_partition, "PCPManager.partition")(manager, input_batch=global_batch,
                                   batch_desc=eager_descriptor(global_batch.num_tokens))
     row_of = {req_id: row for row, req_id in enumerate(global_batch.req_ids)}
     local.local_to_global_batch_req_idx_np = np.array(
@@ -112,10 +112,10 @@ def contract_revision() -> str:
     counts, computed, prefilling = [2, 2, 1], [0, 3, 5], [True, True, False]
     qsl = np.concatenate([[0], np.cumsum(counts)])
     with host_memory_stand_ins(buffer_utils):
-        manager = API.pcp_init(pcp_world_size=1, pcp_rank=0, device=torch.device("cpu"),
-                               shard_decode_requests=False, req_states=None,
-                               **dict(API.classes.pcp_kwargs))
-        segments, _ = API.pcp_layout(
+        manager = need(API.pcp_init, "PCPManager")(
+            pcp_world_size=1, pcp_rank=0, device=torch.device("cpu"),
+            shard_decode_requests=False, req_states=None, **dict(API.classes.pcp_kwargs))
+        segments, _ = need(API.pcp_layout, "PCP rank layout")(
             manager, num_scheduled_tokens=np.array(counts, dtype=np.int32),
             num_computed_tokens=np.array(computed, dtype=np.int32),
             is_prefilling=np.array(prefilling), query_start_loc_np=qsl.astype(np.int32))

@@ -55,7 +55,7 @@ BOOKKEEPING = ("model_state", "block_tables", "lora_state", "draft_tokens_handle
 # Hidden attributes the methods read that have nothing to do with the contract: a
 # plain generating runner on the last (only) pipeline stage, without pooling,
 # multimodal encoders, prompt logprobs, a speculator or adaptive verification.
-_PLAIN_RUNNER = dict(
+_PLAIN_RUNNER: dict[str, Any] = dict(
     use_pp=False, use_dcp=False, dcp_size=1, dcp_rank=0, cp_interleave=1,
     pcp_manager=None, adaptive_verification=None, fast_prefill=None,
     kv_block_zeroer=None, kv_caches=[], replayssm_block_copy_tensors=[],
@@ -126,7 +126,8 @@ def scheduler_output_of(step: Any) -> Any:
     return scheduler_output(
         step.num_scheduled_tokens, step.scheduled_spec_decode_tokens,
         step.total_num_scheduled_tokens, getattr(step, "scheduled_new_reqs", ()),
-        getattr(step, "scheduled_cached_reqs", None), getattr(step, "finished_req_ids", ()))
+        getattr(step, "scheduled_cached_reqs", None),
+        getattr(step, "finished_req_ids", frozenset()))
 
 
 def _new_request(req: Any) -> Any:

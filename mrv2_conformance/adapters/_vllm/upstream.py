@@ -31,7 +31,7 @@ VERSION: str = metadata.version("vllm")
 # earlier too, without ``out``, but MRV2 does not use it there).
 torch_utils: Any = None
 if not hasattr(buffer_utils, "async_copy_to_gpu"):
-    from vllm.utils import torch_utils
+    from vllm.utils import torch_utils  # type: ignore[no-redef]
 
 try:
     from vllm.v1.worker.gpu import pcp_manager
@@ -87,6 +87,13 @@ class Api:
     pcp_init: Call | None
     pcp_partition: Call | None
     pcp_layout: Call | None
+
+
+def need(found: Call | None, what: str) -> Call:
+    """An optional call that this path cannot do without (found by ``detect``)."""
+    if found is None:
+        raise NotImplementedError(f"vLLM {VERSION} has no {what}")
+    return found
 
 
 def detect(classes: Classes = UPSTREAM, who: str = f"vLLM {VERSION}") -> Api:

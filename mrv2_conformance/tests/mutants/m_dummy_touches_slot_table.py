@@ -5,7 +5,7 @@ from mrv2_conformance.impl import *  # noqa: F403
 from mrv2_conformance import impl
 
 FAMILY = "dummy_parity"
-_last_table = []
+_last_table: list[impl.SlotTable] = []
 
 
 def prepare_inputs(batch, table, buffers, decode_query_len):
