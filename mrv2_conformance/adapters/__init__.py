@@ -1,2 +1,2 @@
 """Targets that drive another implementation through the suite's interface
-(``conformance.target.INTERFACE``). Select one with ``--target adapters.<name>``."""
+(``contract.INTERFACE``). Select one with ``--target adapters.<name>``."""

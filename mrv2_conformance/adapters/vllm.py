@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 
-from mrv2_conformance.conformance.target import TargetUnavailable
+from mrv2_conformance.contract import TargetUnavailable
 
 # Checked before anything is imported or configured: without vLLM this module
 # changes nothing in the process. (vLLM present but one of its dependencies

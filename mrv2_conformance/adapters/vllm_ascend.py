@@ -27,7 +27,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from mrv2_conformance.conformance.target import TargetUnavailable
+from mrv2_conformance.contract import TargetUnavailable
 
 SRC_ENV_VAR = "MRV2_VLLM_ASCEND_SRC"
 

@@ -1,5 +1,5 @@
 """Build target inputs from a case. The ``*_CALL`` strings name the call in failure
-messages; reproducing a failure is conformance/reproduce.py's job."""
+messages; reproducing a failure is plugin/reproduce.py's job."""
 
 from __future__ import annotations
 

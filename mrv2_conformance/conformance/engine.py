@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from mrv2_conformance.impl import NewRequest, SchedulerBatch
+from mrv2_conformance.contract import NewRequest, SchedulerBatch
 from mrv2_conformance.impl._checks import INT32_MAX
 from mrv2_conformance.strategies.engine import (
     ARRIVAL_BYTES,

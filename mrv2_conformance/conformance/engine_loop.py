@@ -56,7 +56,7 @@ from mrv2_conformance.conformance.fields import (
     field,
 )
 from mrv2_conformance.conformance.frozen import difference, freeze
-from mrv2_conformance.conformance.reproduce import TargetTimeout, is_timeout
+from mrv2_conformance.plugin.reproduce import TargetTimeout, is_timeout
 from mrv2_conformance.conformance.target import Target
 from mrv2_conformance.strategies.engine import (
     DUMMY_BEFORE_STEP,
@@ -106,7 +106,7 @@ class Context:
         """Raise ``exc`` with the lines no known deviation covers; keep the others."""
         if not self.known:
             raise exc
-        from mrv2_conformance.conformance.xfails import cover
+        from mrv2_conformance.plugin.xfails import cover
 
         _, unknown = cover(list(self.known), exc.failures)
         self.seen.update(f for f in exc.failures if f not in unknown)

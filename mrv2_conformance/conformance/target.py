@@ -1,42 +1,15 @@
-"""The implementation under test: chosen by ``--target`` or ``MRV2_CONFORMANCE_TARGET``."""
+"""The implementation under test as the properties call it: its interface names,
+each checked for what it may change (conformance/effects.py), a missing name failing
+(or, where the target declares it unsupported, skipping) the test that needs it.
+Loading a target by name is the plugin's (plugin/target.py)."""
 
 from __future__ import annotations
 
-import importlib
-import os
 from types import ModuleType
 from typing import Any
 
 import pytest
-from mrv2_conformance.conformance import revisions
-
-DEFAULT_TARGET = "mrv2_conformance.impl"
-TARGET_ENV_VAR = "MRV2_CONFORMANCE_TARGET"
-
-
-# The names the suite calls on a target (README: "Testing your implementation").
-INTERFACE: tuple[str, ...] = (
-    "SlotTable",
-    "sort_batch_req_ids",
-    "gather_batch_req_state",
-    "async_copy_to_gpu",
-    "InputBuffers",
-    "prepare_inputs",
-    "make_dummy",
-    "build_pcp_layout",
-    "partition_batch",
-    "update_states",
-)
-
-
-class TargetImportError(Exception):
-    pass
-
-
-class TargetUnavailable(Exception):
-    """Raised by a target module at import when it cannot run here (e.g. the library
-    it adapts is not installed): every test that needs the target skips with this
-    message, instead of the run stopping."""
+from mrv2_conformance.contract import DEFAULT_REVISION, INTERFACE
 
 
 class Target:
@@ -51,8 +24,8 @@ class Target:
 
     @property
     def revision(self) -> str:
-        """The contract revision the target claims (conformance/revisions.py)."""
-        return getattr(self.module, "CONTRACT_REVISION", revisions.DEFAULT)
+        """The contract revision the target claims (contract.REVISIONS)."""
+        return getattr(self.module, "CONTRACT_REVISION", DEFAULT_REVISION)
 
     @property
     def max_model_len(self) -> int | None:
@@ -83,29 +56,3 @@ class Target:
 
     def __repr__(self) -> str:
         return f"Target({self.name!r})"
-
-
-def target_name(option: str | None) -> str:
-    return option or os.environ.get(TARGET_ENV_VAR) or DEFAULT_TARGET
-
-
-def load_target(name: str) -> Target:
-    try:
-        module = importlib.import_module(name)
-    except TargetUnavailable as exc:
-        return Target(name, None, unavailable=str(exc))
-    except Exception as exc:  # any import-time failure is the target's, not ours
-        raise TargetImportError(
-            f"cannot import conformance target {name!r}: {type(exc).__name__}: {exc}") from exc
-    target = Target(name, module)
-    try:
-        revisions.check(target.revision, f"target {name}")
-    except revisions.UnknownRevision as exc:
-        raise TargetImportError(str(exc)) from None
-    from mrv2_conformance.strategies import limits
-
-    try:  # the strategies keep prompts within what the target declares it holds
-        limits.configure(target.max_model_len)
-    except ValueError as exc:
-        raise TargetImportError(f"target {name}: {exc}") from None
-    return target

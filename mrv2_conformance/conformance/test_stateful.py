@@ -42,7 +42,7 @@ def test_engine_loop(target, device, life, known_deviations):
     context = Context(target, reference, device, target.max_model_len or INT32_MAX, life,
                       known=tuple(known_deviations))
     loop = machine(context)
-    if test_engine_loop.replay_state_machine:  # --reproduce (conformance/reproduce.py)
+    if test_engine_loop.replay_state_machine:  # --reproduce (plugin/reproduce.py)
         version, blob = test_engine_loop.replay_state_machine
         loop = reproduce_failure(version, blob.encode())(loop)
     run_state_machine_as_test(loop, settings=run_settings(life))

@@ -1,7 +1,7 @@
 """Reference implementation of the MRV2 index-mapping contract (docs/CONTRACT.md).
 
 This package is also the *default target*: a target is any importable module that
-exposes the names in ``conformance.target.INTERFACE`` with the same semantics, and
+exposes the names in ``contract.INTERFACE`` with the same semantics, and
 may declare the contract revision it claims (``CONTRACT_REVISION``; default "#51210").
 """
 
@@ -14,7 +14,7 @@ from mrv2_conformance.impl.ordering import sort_batch_req_ids
 from mrv2_conformance.impl.pcp import PcpLayout, RankSegment, build_pcp_layout, partition_batch
 from mrv2_conformance.impl.prepare import prepare_inputs
 from mrv2_conformance.impl.revisions import DEFAULT as CONTRACT_REVISION
-from mrv2_conformance.impl.scheduler import NewRequest, SchedulerBatch
+from mrv2_conformance.contract import NewRequest, SchedulerBatch
 from mrv2_conformance.impl.slot_table import SlotTable
 from mrv2_conformance.impl.steps import update_states
 

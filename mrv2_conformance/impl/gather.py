@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from mrv2_conformance.impl.ordering import sort_batch_req_ids
-from mrv2_conformance.impl.scheduler import SchedulerBatch, validate_batch
+from mrv2_conformance.contract import SchedulerBatch
+from mrv2_conformance.impl.scheduler import validate_batch
 from mrv2_conformance.impl.slot_table import SlotTable
 
 

@@ -8,7 +8,7 @@ from mrv2_conformance.impl.buffers import InputBuffers
 from mrv2_conformance.impl.gather import gather_batch_req_state
 from mrv2_conformance.impl.h2d import async_copy_to_gpu
 from mrv2_conformance.impl.input_batch import InputBatch
-from mrv2_conformance.impl.scheduler import SchedulerBatch
+from mrv2_conformance.contract import SchedulerBatch
 from mrv2_conformance.impl.slot_table import SlotTable
 
 

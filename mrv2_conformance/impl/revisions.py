@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, TypeVar
 
-DEFAULT = "#51210"
-REVISIONS: tuple[str, ...] = ("#51210", "0.30")
+from mrv2_conformance.contract import DEFAULT_REVISION, REVISIONS
+
+DEFAULT = DEFAULT_REVISION  # what this package claims (impl.CONTRACT_REVISION)
 
 
 class Row(Protocol):

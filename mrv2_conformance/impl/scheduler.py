@@ -1,46 +1,12 @@
-"""The part of upstream ``SchedulerOutput`` that the index mapping reads: one
-scheduler step (CONTRACT, Terms; F4 for the request updates it carries)."""
+"""The reference's check of one scheduler step (the contract's ``SchedulerBatch``,
+mrv2_conformance/contract.py): a malformed step is rejected, naming what is wrong."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from mrv2_conformance.contract import NewRequest, SchedulerBatch
 from mrv2_conformance.impl._checks import INT32_MAX, check_int, check_req_id
 
-
-@dataclass(frozen=True)
-class NewRequest:
-    """A request the runner has not seen (upstream ``NewRequestData``): its prompt as
-    the runner prefills it (``prefill_len`` tokens, prompt plus any output a resumed
-    request already has) and the tokens already computed (prefix-cache hits)."""
-
-    req_id: str
-    prefill_len: int
-    num_computed_tokens: int = 0
-
-
-@dataclass(frozen=True)
-class SchedulerBatch:
-    """One scheduler step: tokens per request (insertion order = scheduler order) and
-    draft tokens per request (missing or empty = no drafts); and the request updates
-    that come with it (F4): requests finished since the last step, new requests, and
-    the running requests' computed tokens (id -> count, in scheduler order). The
-    containers belong to the engine: every function only reads them."""
-
-    num_scheduled_tokens: dict[str, int]
-    scheduled_spec_decode_tokens: dict[str, list[int]] = field(default_factory=dict)
-    total_num_scheduled_tokens: int | None = None
-    scheduled_new_reqs: list[NewRequest] = field(default_factory=list)
-    scheduled_cached_reqs: dict[str, int] = field(default_factory=dict)
-    finished_req_ids: set[str] = field(default_factory=set)
-
-    def __post_init__(self) -> None:
-        if self.total_num_scheduled_tokens is None:
-            object.__setattr__(self, "total_num_scheduled_tokens",
-                               sum(self.num_scheduled_tokens.values()))
-
-    def num_drafts(self, req_id: str) -> int:
-        return len(self.scheduled_spec_decode_tokens.get(req_id) or ())
+__all__ = ["NewRequest", "SchedulerBatch", "validate_batch"]
 
 
 def validate_batch(batch: SchedulerBatch) -> None:

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from mrv2_conformance.impl._checks import INT32_MAX, check_int, check_req_id
-from mrv2_conformance.impl.scheduler import SchedulerBatch
+from mrv2_conformance.contract import SchedulerBatch
 from mrv2_conformance.impl.slot_table import SlotTable
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from hypothesis import event
 from hypothesis import strategies as st
-from mrv2_conformance.impl import NewRequest, SchedulerBatch
+from mrv2_conformance.contract import NewRequest, SchedulerBatch
 from mrv2_conformance.impl._checks import INT32_MAX
 from mrv2_conformance.strategies.batches import batch_cases
 from mrv2_conformance.strategies.ids import make_fresh

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mrv2_conformance.conformance.target import TARGET_ENV_VAR
+from mrv2_conformance.plugin.target import TARGET_ENV_VAR
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -65,7 +65,7 @@ def main() -> None:
             again = run(rec["reproduction"].splitlines()[0], elsewhere, shell=True)
             check(again.returncode == 1 and MESSAGE in again.stdout,
                   f"{rec['property']}: the pasted command fails with the same message")
-        md = run([sys.executable, "-m", "mrv2_conformance.conformance.report", str(report)],
+        md = run([sys.executable, "-m", "mrv2_conformance.plugin.report", str(report)],
                  here)
         check(md.returncode == 0 and "**NON-CONFORMING**" in md.stdout,
               "the Markdown report says NON-CONFORMING")

@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mrv2_conformance.conformance.families import FAMILIES
+from mrv2_conformance.contract import FAMILIES
 from mrv2_conformance.tests.mutants import mutant_names
 from mrv2_conformance.tests.warm import WarmRunner
 

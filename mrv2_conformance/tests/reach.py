@@ -151,8 +151,11 @@ CORNERS: tuple[Corner, ...] = (
     Corner("missing_id_cases", "one-request batch of a missing id",
            0.02,
            lambda c: len(c.num_scheduled_tokens) == 1),
+    # 0.02: "last" moves between 2.5% and 4% as the suite's modules change (Hypothesis
+    # biases draws with the constants of the loaded modules); the explicit examples
+    # hold each position at every budget.
     *(Corner("missing_id_cases", f"first missing id looked up {p}",
-             0.03,
+             0.02,
              lambda c, p=p: _missing_lookup_position(c) == p)
       for p in ("first", "middle", "last")),
     Corner("missing_id_cases", "missing id was removed earlier", 0.05,
@@ -247,7 +250,7 @@ def engine_lives(max_examples: int) -> list[Life]:
     """Every run of the stateful family's machine against the reference, each life at
     the budget test_stateful gives it under a profile of ``max_examples``."""
     from mrv2_conformance.conformance import test_stateful
-    from mrv2_conformance.conformance.target import load_target
+    from mrv2_conformance.plugin.target import load_target
     from mrv2_conformance.conformance.reference import REFERENCE
 
     target = load_target(REFERENCE)

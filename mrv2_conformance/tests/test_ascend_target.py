@@ -9,7 +9,7 @@ import tarfile
 
 import pytest
 from mrv2_conformance.adapters._ascend import snapshot
-from mrv2_conformance.conformance.target import load_target
+from mrv2_conformance.plugin.target import load_target
 
 TARGET = "mrv2_conformance.adapters.vllm_ascend"
 

@@ -1,10 +1,10 @@
-"""The README's revision and release tables (conformance/releases.py), from reports."""
+"""The README's revision and release tables (releases.py), from reports."""
 
 from __future__ import annotations
 
 import json
 
-from mrv2_conformance.conformance import releases
+from mrv2_conformance import releases
 
 
 def _report(version: str, revision: str, results: list[dict]) -> dict:

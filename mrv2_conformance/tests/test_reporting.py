@@ -7,7 +7,7 @@ import json
 import re
 
 import pytest
-from mrv2_conformance.conformance import report, xfails
+from mrv2_conformance.plugin import report, xfails
 from mrv2_conformance.tests.helpers import pasted, run_suite
 
 MUTANT = "mrv2_conformance.tests.mutants.m_dummy_logits_indices_int32"

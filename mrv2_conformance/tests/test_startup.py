@@ -14,8 +14,9 @@ from types import SimpleNamespace
 
 import pytest
 import torch
-from mrv2_conformance import plugin
-from mrv2_conformance.conformance import report, startup
+from mrv2_conformance.plugin import report, startup
+from mrv2_conformance.plugin.session import RUN_KEY, Run
+from mrv2_conformance.plugin.workers import fit_to_idle_cpus
 from mrv2_conformance.tests.helpers import ROOT, run_suite
 
 ONE = ("conformance/test_slot_table.py",)
@@ -106,7 +107,7 @@ def test_replay_of_an_empty_or_missing_database(tmp_path):
 def test_report_of_the_wrong_shape_is_one_line(tmp_path, data, message):
     path = tmp_path / "r.json"
     path.write_text(data)
-    proc = subprocess.run([sys.executable, "-m", "mrv2_conformance.conformance.report",
+    proc = subprocess.run([sys.executable, "-m", "mrv2_conformance.plugin.report",
                            str(path)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and proc.stdout == ""
     (line,) = lines(proc)
@@ -166,6 +167,7 @@ class _Config:
         self.option = SimpleNamespace(numprocesses=numprocesses, dist="load",
                                       tx=["popen"] * (numprocesses or 0))
         self.stash = pytest.Stash()
+        self.stash[RUN_KEY] = Run(active=True)
         self._exact = exact
 
     def getoption(self, name):
@@ -183,10 +185,10 @@ class _Config:
 def test_workers_fit_the_idle_cpus(monkeypatch, idle, requested, exact, workers, dist):
     monkeypatch.setattr(startup, "idle_cpus", lambda: idle)
     config = _Config(requested, exact)
-    plugin._fit_workers_to_idle_cpus(config)
+    fit_to_idle_cpus(config)
     assert (config.option.numprocesses, config.option.dist) == (workers, dist)
     assert len(config.option.tx) == workers
-    assert (plugin.WORKERS_NOTE_KEY in config.stash) == (workers != requested)
+    assert bool(config.stash[RUN_KEY].workers_note) == (workers != requested)
 
 
 def test_idle_cpus_is_a_share_of_this_process_cpus():

@@ -8,7 +8,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import torch
-from mrv2_conformance.conformance import reference, revisions, state
+from mrv2_conformance.conformance import reference, state
+from mrv2_conformance.contract import DEFAULT_REVISION
 from mrv2_conformance.conformance.aliasing import check_batch_aliasing
 from mrv2_conformance.conformance.assertions import ContractViolation, every_failure
 
@@ -86,9 +87,9 @@ def test_the_private_reference_is_out_of_the_targets_reach(monkeypatch):
 
 def test_the_differential_family_compares_with_the_private_copy():
     from mrv2_conformance.conformance.differential import reference_target
-    ref = reference_target(revisions.DEFAULT)
+    ref = reference_target(DEFAULT_REVISION)
     assert ref.module._module is reference.private_reference()
-    assert ref.revision == revisions.DEFAULT
+    assert ref.revision == DEFAULT_REVISION
     assert ref.prepare_inputs is reference.private_reference().prepare_inputs
     assert ref.prepare_inputs is not impl.prepare_inputs
     assert ref.partition_batch.func is reference.private_reference().partition_batch

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from mrv2_conformance.conformance.target import (
+from mrv2_conformance.plugin.target import (
     DEFAULT_TARGET,
     TARGET_ENV_VAR,
     load_target,

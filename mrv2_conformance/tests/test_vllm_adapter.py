@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 import torch
 from mrv2_conformance.adapters._vllm.environment import host_memory_stand_ins
-from mrv2_conformance.conformance.target import load_target
+from mrv2_conformance.plugin.target import load_target
 from mrv2_conformance.tests.helpers import run_suite
 
 needs_no_vllm = pytest.mark.skipif(importlib.util.find_spec("vllm") is not None,

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 import torch
-from mrv2_conformance.conformance.xfails import cite_lines
-from mrv2_conformance.impl.scheduler import SchedulerBatch
+from mrv2_conformance.plugin.xfails import cite_lines
+from mrv2_conformance.contract import SchedulerBatch
 
 P = "vllm_ascend/worker/v2"
 

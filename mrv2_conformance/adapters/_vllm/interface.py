@@ -1,4 +1,4 @@
-"""The suite's interface (``conformance.target.INTERFACE``) on the installed vLLM.
+"""The suite's interface (``contract.INTERFACE``) on the installed vLLM.
 
 Each function calls upstream's own code; the only additions are the environment and
 host-memory stand-ins of ``environment`` and the stand-in runner of ``runner``.
@@ -25,7 +25,7 @@ from mrv2_conformance.adapters._vllm.upstream import (
     input_batch,
     need,
 )
-from mrv2_conformance.impl.scheduler import NewRequest, SchedulerBatch
+from mrv2_conformance.contract import NewRequest, SchedulerBatch
 
 __all__ = [
     "DISCLOSURES",

@@ -102,7 +102,7 @@ def partition_batch(global_batch: Any, pcp_world_size: int, pcp_rank: int,
 
 
 def contract_revision() -> str:
-    """The contract revision this release implements (conformance/revisions.py), read
+    """The contract revision this release implements (contract.py), read
     from what its own ``_build_batch_layout`` does with a probe batch on one rank: a
     pure prefill, a prefill past its start, and a decode, each revision ordering them
     differently. An order that is no known revision stops the run, naming it."""

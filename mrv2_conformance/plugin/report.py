@@ -1,7 +1,7 @@
 """The JSON conformance report and its Markdown rendering.
 
     mrv2-conformance --conformance-report reports/conformance.json
-    python -m mrv2_conformance.conformance.report reports/conformance.json > conformance.md
+    python -m mrv2_conformance.plugin.report reports/conformance.json > conformance.md
 
 One record per property run: property, family, target, device, outcome, and for a
 failure the message, the shrunk falsifying example and its reproduction snippet.
@@ -17,7 +17,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from mrv2_conformance.conformance.families import FAMILIES
+from mrv2_conformance.contract import FAMILIES
 
 # Hypothesis' sections inside pytest's failure text, whose lines carry a gutter: "E"
 # for one failure, "    |" for an exception group (several distinct failures).
@@ -213,7 +213,7 @@ def to_markdown(data: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1:
-        print("usage: python -m mrv2_conformance.conformance.report REPORT.json > REPORT.md",
+        print("usage: python -m mrv2_conformance.plugin.report REPORT.json > REPORT.md",
               file=sys.stderr)
         return 2
     path = Path(argv[0])

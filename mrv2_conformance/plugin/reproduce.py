@@ -23,7 +23,7 @@ import pytest
 from hypothesis import reproduce_failure
 
 from mrv2_conformance import CLI_ARGS_ENV_VAR, suite_root
-from mrv2_conformance.conformance.target import TARGET_ENV_VAR
+from mrv2_conformance.plugin.target import TARGET_ENV_VAR
 
 SECTION = "Reproduce with:"
 _BLOB = re.compile(r"@reproduce_failure\('([^']+)', b'([^']+)'\)")

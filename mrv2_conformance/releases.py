@@ -1,7 +1,7 @@
 """The README's revision and release tables, from conformance reports.
 
-    python -m mrv2_conformance.conformance.releases reports/vllm-0*.json
-    python -m mrv2_conformance.conformance.releases --without-revisions reports/vllm-ascend-*.json
+    python -m mrv2_conformance.releases reports/vllm-0*.json
+    python -m mrv2_conformance.releases --without-revisions reports/vllm-ascend-*.json
 
 Each report is one run (``tox -m vllm`` writes ``reports/vllm-<release>.json``). The
 release table has a row per report: the release, the contract revision it claims,
@@ -19,10 +19,10 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from mrv2_conformance.conformance import revisions
-from mrv2_conformance.conformance.families import FAMILIES
-from mrv2_conformance.conformance.xfails import CITED
-from mrv2_conformance.conformance.report import (
+from mrv2_conformance.contract import revision_table
+from mrv2_conformance.contract import FAMILIES
+from mrv2_conformance.plugin.xfails import CITED
+from mrv2_conformance.plugin.report import (
     ReportFormatError,
     per_family,
     validate,
@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     with_revisions = "--without-revisions" not in args
     paths = [Path(p) for p in args if p != "--without-revisions"]
     if not paths:
-        print("usage: python -m mrv2_conformance.conformance.releases [--without-revisions] "
+        print("usage: python -m mrv2_conformance.releases [--without-revisions] "
               "REPORT.json ...", file=sys.stderr)
         return 2
     reports = []
@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         reports.append(data)
     if with_revisions:
-        sys.stdout.write("### Contract revisions\n\n" + revisions.table() + "\n\n")
+        sys.stdout.write("### Contract revisions\n\n" + revision_table() + "\n\n")
     sys.stdout.write("### Releases\n\n" + release_table(reports) + "\n\n"
                      "### Documented deviations (xfails), and where they show\n\n"
                      + deviations(reports) + "\n")

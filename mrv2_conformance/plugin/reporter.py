@@ -1,0 +1,202 @@
+"""What a run of the suite says: the header, the per-family summary and its last line,
+the JSON report, and each failure's reproduction commands. Registered as a plugin only
+in runs of the suite; the records it reads are on the config (plugin/session.py)."""
+
+from __future__ import annotations
+
+import datetime
+import importlib.metadata
+import importlib.util
+import platform
+import subprocess
+from collections.abc import Generator
+from typing import Any, cast
+
+import pytest
+from mrv2_conformance import suite_root
+from mrv2_conformance.plugin import deviations, reproduce
+from mrv2_conformance.plugin import report as conformance_report
+from mrv2_conformance.plugin.profiles import current_profile_name
+from mrv2_conformance.plugin.session import is_xdist_controller, run
+from mrv2_conformance.plugin.targets import (
+    accelerator_devices,
+    device_choice,
+    is_property,
+    target,
+)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo
+                              ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """The revision and the target's disclosures travel with each report (also from
+    xdist workers); a failed property gets its reproduction commands."""
+    rep = yield
+    if rep.when != "call":
+        return rep
+    loaded = run(item.config).target
+    if loaded is not None and loaded.module is not None:
+        rep.user_properties.append(("contract_revision", loaded.revision))
+        disclosures = getattr(loaded.module, "DISCLOSURES", ())
+        if disclosures:
+            rep.user_properties.append(("target_disclosures", list(disclosures)))
+    if rep.failed and call.excinfo is not None and is_property(item):
+        reproduce.attach(rep, item, call.excinfo.value, run(item.config).target_name)
+    return rep
+
+
+def run_meta(config: pytest.Config, *, light: bool = False) -> dict[str, Any]:
+    """What the header and the report say about the run. ``light``: without importing
+    torch or the target (an xdist controller's header, printed before its workers get
+    their tests: the import would keep them waiting)."""
+    from hypothesis import __version__ as hypothesis_version
+    from hypothesis import settings
+
+    seed = config.getoption("hypothesis_seed", None)
+    device_type = device_choice(config)[0]
+    if light:
+        max_model_len = None
+        description, revision, devices = "", "", (
+            "cpu; accelerators: those each worker sees, listed in the report")
+    else:
+        tgt = target(config)
+        # A target may describe itself (the vLLM adapter names the vLLM release).
+        description = (f"unavailable: {tgt.unavailable}" if tgt.unavailable else
+                       getattr(tgt.module, "TARGET_DESCRIPTION", ""))
+        revision = "" if tgt.unavailable else tgt.revision
+        max_model_len = None if tgt.unavailable else tgt.max_model_len
+        devices = ", ".join(["cpu", *accelerator_devices(device_type)])
+    return {
+        "target": run(config).target_name,
+        "target_description": description,
+        "contract_revision": revision,
+        "max_model_len": max_model_len,
+        "versions": f"python {platform.python_version()}, numpy {_version('numpy')}, "
+                    f"torch {_version('torch')}, hypothesis {hypothesis_version}",
+        "devices": devices,
+        "profile": current_profile_name(),
+        "seed": str(seed) if seed is not None else (
+            "derandomized" if settings().derandomize else
+            "Hypothesis' own per property (an example database is in use)"),
+        "rerun": reproduce.rerun_command(config),
+    }
+
+
+def _suite_commit() -> str:
+    """The suite's git commit ("+modified" with uncommitted changes), or "" outside a
+    clone (an installed wheel)."""
+    root = suite_root().parent
+    if not (root / ".git").exists():
+        return ""
+    try:
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], check=True,
+                              capture_output=True, text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain",
+                                "--untracked-files=no"], capture_output=True, text=True,
+                               timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return head + ("+modified" if dirty else "")
+
+
+def _version(dist: str) -> str:
+    """An installed distribution's version, read without importing it."""
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return "?"
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    light = is_xdist_controller(config)
+    meta = run_meta(config, light=light)
+    if light:
+        spec = importlib.util.find_spec(meta["target"])
+        where = spec.origin if spec else "?"
+    else:
+        where = meta["target_description"] or getattr(target(config).module, "__file__", "?")
+    # Under xdist the controller has not imported the target: the summary lists these.
+    disclosed = [] if light else getattr(target(config).module, "DISCLOSURES", [])
+    note = run(config).workers_note
+    return [
+        f"mrv2-conformance target: {meta['target']} ({where})",
+        *([f"contract revision claimed: {meta['contract_revision']!r}"]
+          if meta["contract_revision"] else []),
+        *([f"prompts up to {meta['max_model_len']:,} tokens (the target's MAX_MODEL_LEN; "
+           f"contexts to the int32 limit)"] if meta.get("max_model_len") else []),
+        f"versions: {meta['versions']}",
+        f"devices: {meta['devices']} (accelerator type {device_choice(config)[0]!r})",
+        f"hypothesis profile: {meta['profile']}, seed: {meta['seed']}",
+        *(f"target discloses: {line}" for line in disclosed),
+        *([f"workers: {note}"] if note else []),
+    ]
+
+
+class Records:
+    """Keeps one record per property run (plugin/report.py) on the run's state: the
+    summary and the JSON report are both read from it. An instance, since
+    ``pytest_runtest_logreport`` is not given the config; on the xdist controller it
+    sees every worker's reports."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.state = run(config)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        rec = conformance_report.record(report)
+        if rec is not None:
+            self.state.records.append(rec)
+        for key, value in report.user_properties:
+            lines = cast("list[str]", value)
+            if key == "xfails_used":
+                self.state.xfails_used.update(lines)
+            elif key == "target_disclosures" and not self.state.disclosures:
+                self.state.disclosures.extend(lines)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    config = session.config
+    if hasattr(config, "workerinput"):
+        return
+    state = run(config)
+    interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
+    if state.records and not interrupted and \
+            not conformance_report.tested_anything(state.records):
+        # Every selected property skipped: nothing was tested, which is not a pass.
+        session.exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED
+    path = config.getoption("--conformance-report")
+    if path is not None:
+        conformance_report.write(path, state.records, {
+            **run_meta(config), "interrupted": interrupted, "suite_commit": _suite_commit(),
+            "disclosures": list(state.disclosures),
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")})
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int,
+                            config: pytest.Config) -> None:
+    tr, state = terminalreporter, run(config)
+    for line in deviations.unused_warnings(config):
+        tr.write_line(line, yellow=True)
+    if state.disclosures:
+        tr.section("what the target replaced or generated (its DISCLOSURES)")
+        for line in state.disclosures:
+            tr.write_line(line)
+    if not state.records:
+        return
+    tally = conformance_report.per_family(state.records)
+    interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
+    tr.section(f"conformance of {state.target_name} by contract family"
+               + (" (INTERRUPTED: incomplete)" if interrupted else ""))
+    cols = ("passed", "failed", "skipped", "xfailed")
+    tr.write_line(f"{'family':<14}" + "".join(f"{c:>9}" for c in cols) + "  verdict")
+    for family, counts in tally.items():
+        verdict = conformance_report.verdict_of(counts, interrupted=interrupted)
+        tr.write_line(f"{family:<14}" + "".join(f"{counts[c]:>9}" for c in cols)
+                      + f"  {verdict}")
+    if not conformance_report.tested_anything(state.records):
+        tr.write_line("nothing was tested: every selected property skipped (see -rs); "
+                      "the run fails", red=True)
+    else:
+        line = conformance_report.overall(state.target_name, state.records, interrupted)
+        tr.write_line(line, bold=True, green=" conforms " in line, red="NOT" in line)
+    if any(r["outcome"] in ("failed", "xpassed") for r in state.records) or interrupted:
+        tr.write_line(f"rerun this run with: {reproduce.rerun_command(config)}", bold=True)

@@ -1,0 +1,50 @@
+"""The state of one run of the suite, kept on pytest's config (``run(config)``), never
+in module globals: the target, the xfails, and what the reports are built from."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from mrv2_conformance.conformance.reference import Fingerprint
+    from mrv2_conformance.conformance.target import Target
+    from mrv2_conformance.plugin.xfails import Entry
+
+
+@dataclass
+class Run:
+    active: bool  # the run collects from the suite or names a target
+    target_name: str = ""
+    target: Target | None = None  # loaded where tests run (on an xdist controller: lazily)
+    fingerprint: Fingerprint | None = None
+    xfails: list[Entry] | None = None  # None: no xfails file applies
+    workers_note: str = ""  # how -n was fitted to the idle CPUs
+    # What the summary and the reports are built from (on the xdist controller, from
+    # the workers' reports):
+    records: list[dict[str, Any]] = field(default_factory=list)  # one per property run
+    xfails_used: set[str] = field(default_factory=set)
+    disclosures: list[str] = field(default_factory=list)  # the target's DISCLOSURES
+    started: float = field(default_factory=time.time)
+
+
+RUN_KEY = pytest.StashKey[Run]()
+ITEM_XFAILS_KEY = pytest.StashKey["list[Entry]"]()
+
+
+def run(config: pytest.Config) -> Run:
+    """This run's state; an inactive one for a config the suite did not set up."""
+    found = config.stash.get(RUN_KEY, None)
+    return found if found is not None else Run(active=False)
+
+
+def active(config: pytest.Config) -> bool:
+    return run(config).active
+
+
+def is_xdist_controller(config: pytest.Config) -> bool:
+    return (not hasattr(config, "workerinput") and config.getoption("dist", "no") != "no"
+            and bool(config.getoption("tx", None)))

@@ -1,0 +1,150 @@
+"""The target and the devices: loading the target where tests run, the ``target``
+and ``known_deviations`` fixtures, device-generic tests (``cpu`` always, each visible
+accelerator under ``gpu``), and the check that a target left the suite's code alone.
+Registered as a plugin only in runs of the suite."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Generator
+
+import pytest
+from mrv2_conformance.conformance.target import Target
+from mrv2_conformance.contract import FAMILIES
+from mrv2_conformance.plugin import reproduce
+from mrv2_conformance.plugin.session import ITEM_XFAILS_KEY, run
+from mrv2_conformance.plugin.target import TargetImportError, load_target
+from mrv2_conformance.plugin.xfails import Entry
+
+DEVICE_ENV_VAR = "MRV2_CONFORMANCE_DEVICE"
+
+
+def device_choice(config: pytest.Config) -> tuple[str, bool]:
+    """(accelerator device type, whether the user named it)."""
+    named = config.getoption("--device-type") or os.environ.get(DEVICE_ENV_VAR)
+    return (named or "cuda"), bool(named)
+
+
+def accelerator_devices(device_type: str) -> list[str]:
+    import torch
+
+    backend = getattr(torch, device_type, None)
+    if backend is None or not hasattr(backend, "is_available") or not backend.is_available():
+        return []
+    return [f"{device_type}:{i}" for i in range(backend.device_count())]
+
+
+def pinned_device(devices: list[str], worker_id: str) -> str:
+    """xdist worker gwN -> devices[N % len(devices)]."""
+    return devices[int(worker_id.removeprefix("gw")) % len(devices)]
+
+
+def load_for_tests(config: pytest.Config) -> None:
+    """Where tests run (a serial run, an xdist worker): torch settings, the
+    fingerprinted suite, and the target."""
+    import torch
+    from mrv2_conformance.conformance import reference
+
+    # The suite's tensors are a few dozen elements: intra-op threads buy nothing and,
+    # with xdist workers or another job on the machine, oversubscribe the CPUs.
+    torch.set_num_threads(1)
+    # The suite's own modules and a private copy of the reference are loaded, and
+    # fingerprinted, before the target can touch them (conformance/reference.py).
+    reference.import_suite_modules()
+    run(config).fingerprint = reference.Fingerprint()
+    target(config)
+
+
+def target(config: pytest.Config) -> Target:
+    """The loaded target (loaded on first use on an xdist controller)."""
+    state = run(config)
+    if state.target is None:
+        try:
+            state.target = load_target(state.target_name)
+        except TargetImportError as exc:
+            raise pytest.UsageError(str(exc)) from None
+    return state.target
+
+
+def in_suite(path: os.PathLike[str] | str) -> bool:
+    """Whether ``path`` is the suite's package folder or lies under it."""
+    from pathlib import Path
+
+    from mrv2_conformance import suite_root
+
+    resolved, root = Path(path).resolve(), suite_root()
+    return resolved == root or root in resolved.parents
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "device" not in metafunc.fixturenames or not in_suite(metafunc.definition.path):
+        return
+    import torch
+
+    device_type = device_choice(metafunc.config)[0]
+    params = [pytest.param("cpu", id="cpu")]
+    found = accelerator_devices(device_type)
+    worker = getattr(metafunc.config, "workerinput", {}).get("workerid")
+    if worker and found:
+        # Under xdist every worker must collect the same ids: one logical accelerator
+        # param, bound to this worker's own device, so `-n <num_gpus>` spreads the work.
+        params.append(pytest.param(pinned_device(found, worker), id=device_type,
+                                   marks=pytest.mark.gpu))
+    else:
+        params += [pytest.param(d, id=d, marks=pytest.mark.gpu) for d in found]
+    if not found:
+        params.append(pytest.param(device_type, id=device_type, marks=[
+            pytest.mark.gpu,
+            pytest.mark.skip(reason=f"no {device_type} device visible to torch "
+                                    f"{torch.__version__}")]))
+    metafunc.parametrize("device", params)
+
+
+def is_property(item: pytest.Item) -> bool:
+    return any(item.get_closest_marker(f) is not None for f in FAMILIES)
+
+
+@pytest.hookimpl(trylast=True)  # after -m / -k deselection
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """--reproduce applied to the selected property; a timer on every property's
+    target calls (without pytest-timeout, -p no:timeout, there is no timer to set)."""
+    blob = config.getoption("--reproduce")
+    if blob:
+        reproduce.apply(items, blob)
+    timeout = config.getoption("--target-timeout") \
+        if config.pluginmanager.has_plugin("timeout") else 0
+    for item in items:
+        if timeout and is_property(item) and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(timeout, method="signal"))
+            reproduce.guard_timeouts(item, run(config).target_name, timeout)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
+    """After every test of the target: the suite's own code must be as it was before
+    the target was imported (conformance/reference.py)."""
+    try:
+        return (yield)
+    finally:  # also when the test failed: the tampering is the news
+        fingerprint = run(item.config).fingerprint
+        changes = fingerprint.changes() if fingerprint is not None and \
+            "target" in getattr(item, "fixturenames", ()) else []
+        if changes:
+            pytest.fail(f"target {run(item.config).target_name} changed the suite's own "
+                        f"code (the oracle it is checked against), so no result of this run "
+                        f"can be trusted: {'; '.join(changes[:6])}", pytrace=False)
+
+
+@pytest.fixture(scope="session", name="target")
+def target_fixture(pytestconfig: pytest.Config) -> Target:
+    tgt = target(pytestconfig)
+    if tgt.unavailable:
+        pytest.skip(f"target {tgt.name} is unavailable: {tgt.unavailable}")
+    return tgt
+
+
+@pytest.fixture
+def known_deviations(request: pytest.FixtureRequest) -> list[Entry]:
+    """The xfails entries of this test: a stateful run sets aside the failure lines
+    they cover and goes on (conformance/engine_loop.py), instead of ending there."""
+    return list(request.node.stash.get(ITEM_XFAILS_KEY, []))
