@@ -10,7 +10,6 @@ deviation in one field cannot hide a regression in another: see xfails.py).
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -18,11 +17,6 @@ from typing import Any
 
 import numpy as np
 import torch
-
-if sys.version_info >= (3, 11):
-    from builtins import BaseExceptionGroup
-else:  # Hypothesis' own dependency provides it
-    from exceptiongroup import BaseExceptionGroup
 
 
 class ContractViolation(AssertionError):

@@ -4,91 +4,61 @@
     python -m mrv2_conformance.plugin.report reports/conformance.json > conformance.md
 
 One record per property run: property, family, target, device, outcome, and for a
-failure the message, the shrunk falsifying example and its reproduction snippet.
+failure every line of its message, the falsifying example and the reproduction
+commands, recorded from the failure itself where it happened (not read back from
+pytest's text).
 """
 
 from __future__ import annotations
 
 import json
-import re
 import sys
-import textwrap
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
 from mrv2_conformance.contract import FAMILIES
+from mrv2_conformance.plugin.completeness import checked
+from mrv2_conformance.plugin.xfails import suite_nodeid
 
-# Hypothesis' sections inside pytest's failure text, whose lines carry a gutter: "E"
-# for one failure, "    |" for an exception group (several distinct failures).
-_GUTTER = r"(?:E|[ \t]+\|)"
-_E = rf"^{_GUTTER}?[ \t]*"
-_SECTIONS = rf"{_E}(?:Reproduce with:|Explanation:|You can reproduce)"
-_EXAMPLE = re.compile(rf"(^{_GUTTER}?[ \t]*"
-                      r"(?:(?:Falsifying|Failing) (?:explicit )?example|Failing test case): .*?)"
-                      rf"(?={_SECTIONS}|\Z)", re.M | re.S)
-_SNIPPET = re.compile(rf"{_E}Reproduce with:\n(.*?)(?={_E}$|{_SECTIONS}|\Z)", re.M | re.S)
-# The raised exception's own line, "Name: message" (not the group's summary line).
-_MESSAGE = re.compile(rf"^{_GUTTER}[ \t]*((?!ExceptionGroup)[A-Za-z_][\w.]*: .+)$", re.M)
-_FIRST_LINE = re.compile(r"^E[ \t]+(\S.*)$", re.M)  # e.g. a bare "assert x == y"
-# The lines of a multi-field ContractViolation ("N contract failures:" then "- ...").
-_LIST_ITEM = re.compile(rf"\n{_GUTTER}?[ \t]*(- .*)")
+# The user property that carries a failure's record from where it happened (a hook
+# that has the exception: plugin/reporter.py) to the report, also from xdist workers.
+FAILURE = "mrv2_failure"
 
 
-def _strip_e(text: str) -> str:
-    """Drop the gutter, then the block's common indentation (pytest indents deeper
-    when the assertion was raised inside a helper)."""
-    lines = [re.sub(rf"^{_GUTTER}", "", line) for line in text.splitlines()]
-    return textwrap.dedent("\n".join(lines)).strip()
-
-
-def parse_failure(longrepr: str) -> dict[str, str]:
-    """The assertion message, falsifying example and snippet from a failure's text."""
-    example = _EXAMPLE.search(longrepr)
-    # The raised exception is the last one before Hypothesis' example (a chained
-    # cause, e.g. the TypeError behind a ContractViolation, is printed above it).
-    before = list(_MESSAGE.finditer(longrepr, 0, example.start())) if example else []
-    message = (before[-1] if before else _MESSAGE.search(longrepr)) or \
-        _FIRST_LINE.search(longrepr)
-    snippet = _SNIPPET.search(longrepr)
-    # pytest.fail(..., pytrace=False) prints the bare message, with no gutter.
-    bare = next((line.strip() for line in longrepr.splitlines() if line.strip()), "")
-    text = message.group(1).strip() if message else bare
-    if message is not None:  # the failure lines that follow it, one per field
-        pos, items = message.end(), []
-        while (item := _LIST_ITEM.match(longrepr, pos)) is not None:
-            items.append(item.group(1).strip())
-            pos = item.end()
-        text = "\n".join([text, *items])
-    return {"message": text,
-            "falsifying_example": _strip_e(example.group(1)) if example else "",
-            "reproduction": _strip_e(snippet.group(1)) if snippet else ""}
-
-
-def verdict_of(counts: dict[str, int], interrupted: bool = False) -> str:
+def verdict_of(counts: dict[str, int], interrupted: bool = False,
+               partial: bool = False) -> str:
     """A family conforms only if it has passes and no failure *and no known
     deviation*: an xfail is a documented non-conformance, not a pass. An interrupted
-    run never says a family conforms."""
+    or partial run never says a family conforms."""
     if counts.get("failed"):
         return "NON-CONFORMING"
     if interrupted:
         return "incomplete (interrupted)"
+    if partial:
+        return "partial run: not checked whole" if counts.get("passed") or \
+            counts.get("xfailed") else "not checked"
     if counts.get("xfailed"):
         return "known deviations"
     return "conforms" if counts.get("passed") else "not checked"
 
 
-def overall(target: str, records: list[dict[str, Any]], interrupted: bool = False) -> str:
-    """One line: whether the target conforms to the contract revision it claims."""
+def overall(target: str, records: list[dict[str, Any]], interrupted: bool = False,
+            partial: list[str] | tuple[str, ...] = ()) -> str:
+    """One line: whether the target conforms to the contract revision it claims. A
+    failure is a non-conformance in any run; only a full run can conform."""
     claimed = sorted({r["revision"] for r in records if r.get("revision")})
     revision = " / ".join(map(repr, claimed)) or "(unknown)"
     tally = Counter(r["outcome"] for r in records)
     failed = tally["failed"] + tally["xpassed"]
     if failed:
         return (f"{target} does NOT conform to contract revision {revision}: {failed} "
-                f"failed")
+                f"failed" + (f" (partial run: {'; '.join(partial)})" if partial else ""))
     if interrupted:
         return f"{target}: incomplete (interrupted) against contract revision {revision}"
+    if partial:
+        return (f"{target}: PARTIAL RUN ({'; '.join(partial)}), not a conformance result: "
+                f"checked {checked(records)} against contract revision {revision}")
     if tally["xfailed"]:  # documented is not conforming
         return (f"{target} does not conform to contract revision {revision}: "
                 f"{tally['xfailed']} known deviations (xfails), no other failure")
@@ -103,15 +73,17 @@ def record(report: Any) -> dict[str, Any] | None:
         return None
     if not (report.when == "call" or (report.when == "setup" and report.outcome != "passed")):
         return None
-    name, _, param = report.nodeid.partition("[")
+    name, _, param = suite_nodeid(report.nodeid).partition("[")
     outcome = report.outcome
     if hasattr(report, "wasxfail"):
         outcome = "xfailed" if report.skipped else "xpassed"
     rec: dict[str, Any] = {"property": name, "family": family,
                            "device": param.rstrip("]") or "cpu", "outcome": outcome,
                            "duration_s": round(report.duration, 3)}
+    failure = next((v for k, v in report.user_properties if k == FAILURE), None)
     if report.failed:
-        rec.update(parse_failure(str(report.longrepr)))
+        rec.update(failure or {"message": str(report.longrepr), "falsifying_example": "",
+                               "reproduction": ""})
     elif report.skipped and isinstance(report.longrepr, tuple):
         rec["reason"] = str(report.longrepr[2])
     if hasattr(report, "wasxfail"):
@@ -171,13 +143,18 @@ def validate(data: Any) -> None:
 def to_markdown(data: dict[str, Any]) -> str:
     meta, results = data["meta"], data["results"]
     interrupted = bool(meta.get("interrupted"))
+    partial = list(meta.get("partial") or [])
     about = f" ({meta['target_description']})" if meta.get("target_description") else ""
     lines = [f"# MRV2 index-contract conformance: `{meta.get('target', '?')}`{about}", ""]
     if interrupted:
         lines += ["**INTERRUPTED: the run was stopped before it finished. These are the "
                   "results of the properties that ran; they do not show conformance.**", ""]
+    elif partial:
+        lines += [f"**PARTIAL RUN ({'; '.join(partial)}): these are the results of the "
+                  f"properties it selected; they do not show conformance.**", ""]
     if results and tested_anything(results):
-        lines += [f"**{overall(meta.get('target', '?'), results, interrupted)}**", ""]
+        lines += [f"**{overall(meta.get('target', '?'), results, interrupted, partial)}**",
+                  ""]
     if meta.get("disclosures"):
         lines += ["What the target replaced or generated:", ""]
         lines += [f"- {d}" for d in meta["disclosures"]] + [""]
@@ -187,7 +164,7 @@ def to_markdown(data: dict[str, Any]) -> str:
               "| family | passed | failed | xfailed | skipped | verdict |",
               "|---|---:|---:|---:|---:|---|"]
     for family, c in per_family(results).items():
-        verdict = verdict_of(c, interrupted=interrupted)
+        verdict = verdict_of(c, interrupted=interrupted, partial=bool(partial))
         verdict = f"**{verdict}**" if verdict != "conforms" else verdict
         lines.append(f"| {family} | {c['passed']} | {c['failed']} | "
                      f"{c['xfailed']} | {c['skipped']} | {verdict} |")
@@ -196,7 +173,7 @@ def to_markdown(data: dict[str, Any]) -> str:
         lines += ["", "## Failures", ""]
         for r in failures:
             lines += [f"### `{r['property']}` ({r['family']}, {r['device']})", "",
-                      r.get("message", "") or r["outcome"], ""]
+                      "```text", r.get("message", "") or r["outcome"], "```", ""]
             if r.get("falsifying_example"):
                 lines += ["```", r["falsifying_example"], "```", ""]
             if r.get("reproduction"):

@@ -14,7 +14,8 @@ from typing import Any, cast
 
 import pytest
 from mrv2_conformance import suite_root
-from mrv2_conformance.plugin import deviations, reproduce
+from mrv2_conformance.plugin import completeness, deviations, reproduce
+from mrv2_conformance.plugin import report
 from mrv2_conformance.plugin import report as conformance_report
 from mrv2_conformance.plugin.profiles import current_profile_name
 from mrv2_conformance.plugin.session import is_xdist_controller, run
@@ -30,8 +31,16 @@ from mrv2_conformance.plugin.targets import (
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo
                               ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """The revision and the target's disclosures travel with each report (also from
-    xdist workers); a failed property gets its reproduction commands."""
+    xdist workers), and so does a failed property's record, taken from the exception
+    itself (plugin/reproduce.py)."""
     rep = yield
+    if rep.failed and call.excinfo is not None and is_property(item):
+        exc, name = call.excinfo.value, run(item.config).target_name
+        reproduce.on_report(rep, item, exc, name)
+        rep.user_properties.append(
+            (report.FAILURE, reproduce.failure_record(item, exc, name)))
+        if isinstance(exc, reproduce.TargetTimeout) or reproduce.is_timeout(exc):
+            rep.longrepr = reproduce.timeout_text(exc, name)
     if rep.when != "call":
         return rep
     loaded = run(item.config).target
@@ -40,8 +49,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo
         disclosures = getattr(loaded.module, "DISCLOSURES", ())
         if disclosures:
             rep.user_properties.append(("target_disclosures", list(disclosures)))
-    if rep.failed and call.excinfo is not None and is_property(item):
-        reproduce.attach(rep, item, call.excinfo.value, run(item.config).target_name)
     return rep
 
 
@@ -163,12 +170,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             not conformance_report.tested_anything(state.records):
         # Every selected property skipped: nothing was tested, which is not a pass.
         session.exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED
+    state.partial = completeness.partial_reasons(config, session, state.records, interrupted)
     path = config.getoption("--conformance-report")
     if path is not None:
         conformance_report.write(path, state.records, {
-            **run_meta(config), "interrupted": interrupted, "suite_commit": _suite_commit(),
+            **run_meta(config), "interrupted": interrupted, "partial": state.partial,
+            "checked": completeness.checked(state.records), "suite_commit": _suite_commit(),
             "disclosures": list(state.disclosures),
-            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")})
+            "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")})
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int,
@@ -184,19 +193,23 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int,
         return
     tally = conformance_report.per_family(state.records)
     interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
+    partial = state.partial
     tr.section(f"conformance of {state.target_name} by contract family"
-               + (" (INTERRUPTED: incomplete)" if interrupted else ""))
+               + (" (INTERRUPTED: incomplete)" if interrupted else
+                  " (PARTIAL RUN: not a conformance result)" if partial else ""))
     cols = ("passed", "failed", "skipped", "xfailed")
     tr.write_line(f"{'family':<14}" + "".join(f"{c:>9}" for c in cols) + "  verdict")
     for family, counts in tally.items():
-        verdict = conformance_report.verdict_of(counts, interrupted=interrupted)
+        verdict = conformance_report.verdict_of(counts, interrupted=interrupted,
+                                                partial=bool(partial))
         tr.write_line(f"{family:<14}" + "".join(f"{counts[c]:>9}" for c in cols)
                       + f"  {verdict}")
     if not conformance_report.tested_anything(state.records):
         tr.write_line("nothing was tested: every selected property skipped (see -rs); "
                       "the run fails", red=True)
     else:
-        line = conformance_report.overall(state.target_name, state.records, interrupted)
+        line = conformance_report.overall(state.target_name, state.records, interrupted,
+                                          partial)
         tr.write_line(line, bold=True, green=" conforms " in line, red="NOT" in line)
     if any(r["outcome"] in ("failed", "xpassed") for r in state.records) or interrupted:
         tr.write_line(f"rerun this run with: {reproduce.rerun_command(config)}", bold=True)

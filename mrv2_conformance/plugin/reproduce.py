@@ -77,23 +77,86 @@ def command(item: pytest.Item, target: str, blob: tuple[str, str] | None) -> str
     return shlex.join(args)
 
 
-def attach(rep: pytest.TestReport, item: pytest.Item, exc: BaseException,
-           target: str) -> None:
-    """Append the reproduction command(s) to a failed property's report."""
+COMMANDS_KEY = pytest.StashKey[list[str]]()
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    subs = getattr(exc, "exceptions", None)
+    return [leaf for sub in subs for leaf in _leaves(sub)] if subs else [exc]
+
+
+def _take_hints(exc: BaseException) -> list[tuple[str, str]]:
+    """The (version, blob) of every failing example recorded on ``exc`` (and the
+    exceptions it groups), with Hypothesis' hint to decorate the test with
+    ``@reproduce_failure`` removed: an installed suite's user cannot edit the test;
+    the suite's command replays the same record."""
+    found = blobs(exc)
+    for e in [exc, *getattr(exc, "exceptions", ())]:
+        notes = getattr(e, "__notes__", None)
+        if notes:
+            notes[:] = [n for n in notes if not _BLOB.search(str(n))]
+        if e is not exc:
+            _take_hints(e)
+    return found
+
+
+def on_failure(item: pytest.Item, exc: BaseException, target: str) -> None:
+    """A property failed: its reproduction commands replace Hypothesis' hint, in the
+    exception's notes (so in what the terminal shows), and are kept for the report."""
     if isinstance(exc, TargetTimeout) or is_timeout(exc):
-        rep.longrepr = str(exc) if isinstance(exc, TargetTimeout) else \
-            f"target {target} did not return within the timeout ({exc})"
         return
+    found: list[tuple[str, str] | None] = [*_take_hints(exc)] or [None]
     if item.config.getoption("--reproduce"):
         return  # this run is the reproduction
+    commands = [command(item, target, b) for b in found]
+    item.stash[COMMANDS_KEY] = commands
+    exc.add_note(SECTION + "".join(f"\n  {c}" for c in commands))
+
+
+def on_report(rep: pytest.TestReport, item: pytest.Item, exc: BaseException,
+              target: str) -> None:
+    """A property that failed where ``on_failure`` did not see it (its setup, the
+    tamper check after its body): its command, as a section of the report."""
+    if COMMANDS_KEY in item.stash or isinstance(exc, TargetTimeout) or is_timeout(exc) \
+            or item.config.getoption("--reproduce"):
+        return
     found: list[tuple[str, str] | None] = [*blobs(exc)] or [None]
-    text = "\n".join(f"  {command(item, target, b)}" for b in found)
-    section = f"{SECTION}\n{text}\n"
+    commands = [command(item, target, b) for b in found]
+    item.stash[COMMANDS_KEY] = commands
+    section = SECTION + "".join(f"\n  {c}" for c in commands) + "\n"
     addsection = getattr(rep.longrepr, "addsection", None)
     if addsection is not None:  # shown after the traceback, and in str()
         addsection("mrv2-conformance", section)
     else:
         rep.longrepr = f"{rep.longrepr}\n{section}"
+
+
+def failure_record(item: pytest.Item, exc: BaseException, target: str) -> dict[str, str]:
+    """What the reports keep of a failure, from the exception itself: every line of
+    its message (each failure of a group), the example that failed (Hypothesis'
+    notes) and the reproduction commands."""
+    if isinstance(exc, TargetTimeout) or is_timeout(exc):
+        return {"message": timeout_text(exc, target), "falsifying_example": "",
+                "reproduction": ""}
+    messages, notes = [], []
+    for leaf in _leaves(exc):
+        text = str(leaf).strip()
+        # pytest.fail(...) prints its bare message, as an assertion does
+        bare = isinstance(leaf, AssertionError | pytest.fail.Exception) and text
+        messages.append(text if bare else f"{type(leaf).__name__}: {text}")
+        notes += [str(n) for n in getattr(leaf, "__notes__", ())
+                  if not str(n).startswith(SECTION)]
+    if exc not in _leaves(exc):
+        notes += [str(n) for n in getattr(exc, "__notes__", ())
+                  if not str(n).startswith(SECTION)]
+    commands: list[str] = item.stash.get(COMMANDS_KEY, [])
+    return {"message": "\n".join(messages), "falsifying_example": "\n".join(notes),
+            "reproduction": "\n".join(commands)}
+
+
+def timeout_text(exc: BaseException, target: str) -> str:
+    return str(exc) if isinstance(exc, TargetTimeout) else \
+        f"target {target} did not return within the timeout ({exc})"
 
 
 def apply(items: list[pytest.Item], value: str) -> None:

@@ -29,6 +29,7 @@ class Run:
     xfails_used: set[str] = field(default_factory=set)
     disclosures: list[str] = field(default_factory=list)  # the target's DISCLOSURES
     started: float = field(default_factory=time.time)
+    partial: list[str] = field(default_factory=list)  # why the run is not a full one
 
 
 RUN_KEY = pytest.StashKey[Run]()

@@ -44,22 +44,28 @@ def check_example_databases(save: Path | None, replay: Path | None) -> None:
                                 f"(nothing was saved there by --save-failures)")
 
 
-def requires_device(markexpr: str, markers: list[str]) -> bool:
-    """Whether ``-m markexpr`` selects no test that runs without an accelerator: false
-    for every test's markers (one of ``markers``, or none) without ``gpu``."""
+def selects(markexpr: str, marks: set[str]) -> bool:
+    """Whether ``-m markexpr`` selects a test that carries ``marks`` (true for a bad
+    expression: pytest reports it itself)."""
     if not markexpr:
-        return False
+        return True
     from _pytest.mark.expression import Expression  # pytest's own -m parser
 
     try:
         expr = Expression.compile(markexpr)
     except SyntaxError:
-        return False  # pytest reports the bad expression itself
-    def having(marks: set[str]) -> Callable[..., bool]:
-        return lambda name, **_: name in marks
+        return True
+    def matcher(name: str, /, **_: str | int | bool | None) -> bool:
+        return name in marks
 
-    kinds: list[set[str]] = [set(), *({m} for m in markers)]
-    return not any(expr.evaluate(having(k)) for k in kinds)
+    return bool(expr.evaluate(matcher))
+
+
+def requires_device(markexpr: str, markers: list[str]) -> bool:
+    """Whether ``-m markexpr`` selects no test that runs without an accelerator: false
+    for every test's markers (one of ``markers``, or none) without ``gpu``."""
+    return bool(markexpr) and not any(
+        selects(markexpr, k) for k in [set(), *({m} for m in markers)])
 
 
 def check_devices(device_type: str, named: bool, markexpr: str,

@@ -121,10 +121,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
-    """After every test of the target: the suite's own code must be as it was before
-    the target was imported (conformance/reference.py)."""
+    """A failed property's reproduction commands replace Hypothesis' hint
+    (plugin/reproduce.py). After every test of the target: the suite's own code must
+    be as it was before the target was imported (conformance/reference.py)."""
     try:
         return (yield)
+    except BaseException as exc:
+        if is_property(item):
+            reproduce.on_failure(item, exc, run(item.config).target_name)
+        raise
     finally:  # also when the test failed: the tampering is the news
         fingerprint = run(item.config).fingerprint
         changes = fingerprint.changes() if fingerprint is not None and \

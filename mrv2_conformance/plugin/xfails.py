@@ -152,7 +152,22 @@ def cite_lines(reason: str) -> str:
     return _CITATION.sub(one, reason)
 
 
+_PACKAGE = "mrv2_conformance/"
+
+
+def suite_nodeid(nodeid: str) -> str:
+    """A test id relative to the suite's package (``conformance/test_x.py::test_y``),
+    whatever the rootdir: the clone's (ids start ``mrv2_conformance/``), an installed
+    copy's, or a project's that runs the suite by --pyargs (a path into site-packages)."""
+    path, sep, rest = nodeid.partition("::")
+    at = path.rfind(_PACKAGE)
+    if at != -1 and (at == 0 or path[at - 1] == "/"):
+        path = path[at + len(_PACKAGE):]
+    return path + sep + rest
+
+
 def matching(entries: list[Entry], nodeid: str) -> list[Entry]:
+    nodeid = suite_nodeid(nodeid)
     return [e for e in entries if nodeid.startswith(e.prefix)]
 
 

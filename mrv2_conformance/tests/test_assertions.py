@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 import torch
 from mrv2_conformance.conformance.assertions import (
-    BaseExceptionGroup,
     ContractViolation,
     assert_device_tensor,
     assert_equal,

@@ -40,4 +40,7 @@ def test_the_command_runs_the_properties_from_another_directory(tmp_path):
                            "-m", "slot_table"], cwd=tmp_path, capture_output=True, text=True,
                           timeout=300)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
-    assert "slot_table            5        0        0        0  conforms" in proc.stdout
+    assert "slot_table            5        0        0        0  partial run" in proc.stdout
+    assert proc.stdout.splitlines()[-2].startswith(
+        "mrv2_conformance.impl: PARTIAL RUN (selected by -m 'slot_table'), not a conformance "
+        "result: checked 5 of "), proc.stdout[-1000:]

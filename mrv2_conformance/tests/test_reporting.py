@@ -6,6 +6,8 @@ import importlib.metadata
 import json
 import re
 
+from types import SimpleNamespace
+
 import pytest
 from mrv2_conformance.plugin import report, xfails
 from mrv2_conformance.tests.helpers import pasted, run_suite
@@ -73,55 +75,53 @@ def test_xfails_reasons_cite_the_installed_line(tmp_path, monkeypatch):
                                            ("pkg/mod.py", "16/19", "two")]
 
 
-def test_parse_failure_extracts_message_example_and_snippet():
-    longrepr = (
-        "E       AssertionError: f(): x differs at index 0\n"
-        "E       Failing test case: test_x(\n"
-        "E           case=1,\n"
-        "E       )\n"
-        "E       Reproduce with:\n"
-        "E       import importlib\n"
-        "E       t.f(1)\n"
-        "E       Explanation:\n"
-        "E           These lines were always and only run by failing test cases:\n"
-        "E       \n"
-        "E       You can reproduce this test case by ...\n")
-    parsed = report.parse_failure(longrepr)
-    assert parsed["message"] == "AssertionError: f(): x differs at index 0"
-    assert parsed["falsifying_example"] == "Failing test case: test_x(\n    case=1,\n)"
-    assert parsed["reproduction"] == "import importlib\nt.f(1)"
-    # Raised inside a helper, pytest indents the whole block deeper: same result.
-    assert report.parse_failure(longrepr.replace("E       ", "E           ")) == parsed
+def test_failure_record_is_taken_from_the_exception_whole():
+    """Every line of every failure of a group, each one's example, and no Hypothesis
+    hint to edit the test (the suite's command replaces it)."""
+    from mrv2_conformance.conformance.assertions import ContractViolation
+    from mrv2_conformance.plugin import reproduce
+
+    first = ContractViolation(["f(): req_ids is ['b', 'a'], expected ['a', 'b']\n"
+                               "position 0 is 'b' (key (False, 1)), expected 'a'",
+                               "f(): idx_mapping differs at index 0"])
+    first.add_note("Falsifying example: test_x(\n    case=1,\n)")
+    first.add_note("You can reproduce this example by temporarily adding "
+                   "@reproduce_failure('6.170.17', b'AXic') as a decorator on your test case")
+    second = KeyError("gone")
+    second.add_note("Falsifying example: test_x(\n    case=2,\n)")
+    group = ExceptionGroup("Hypothesis found 2 distinct failures.", [first, second])
+    assert reproduce._take_hints(group) == [("6.170.17", "AXic")]
+    assert not any("@reproduce_failure" in n for n in first.__notes__)
+    item = SimpleNamespace(stash=pytest.Stash())
+    item.stash[reproduce.COMMANDS_KEY] = ["python -m mrv2_conformance --target t x::y"]
+    rec = reproduce.failure_record(item, group, "t")
+    assert rec["message"].splitlines() == [
+        "2 contract failures:", "- f(): req_ids is ['b', 'a'], expected ['a', 'b']",
+        "position 0 is 'b' (key (False, 1)), expected 'a'",
+        "- f(): idx_mapping differs at index 0", "KeyError: 'gone'"]
+    assert rec["falsifying_example"] == ("Falsifying example: test_x(\n    case=1,\n)\n"
+                                         "Falsifying example: test_x(\n    case=2,\n)")
+    assert rec["reproduction"] == "python -m mrv2_conformance --target t x::y"
 
 
-def test_parse_failure_of_an_exception_group_and_of_a_bare_message():
-    group = ("  | ExceptionGroup: Hypothesis found 2 distinct failures. (2 sub-exceptions)\n"
-             "    | Traceback (most recent call last):\n"
-             '    |   File "x.py", line 1, in f\n'
-             "    | AssertionError: f(): y differs at index 1\n"
-             "    | Failing test case: test_y(\n"
-             "    |     case=2,\n"
-             "    | )\n"
-             "    | Reproduce with:\n"
-             "    | t.f(2)\n"
-             "    | Explanation:\n")
-    assert report.parse_failure(group) == {
-        "message": "AssertionError: f(): y differs at index 1",
-        "falsifying_example": "Failing test case: test_y(\n    case=2,\n)",
-        "reproduction": "t.f(2)"}
-    assert report.parse_failure("target m does not define prepare_inputs")["message"] == \
-        "target m does not define prepare_inputs"
-
-
-def test_parse_failure_keeps_every_line_of_a_multi_field_failure():
-    longrepr = ("E       conformance.assertions.ContractViolation: 2 contract failures:\n"
-                "E       - f(): a has dtype int32, expected intp (int64)\n"
-                "E       - f(): b differs at index 0\n"
-                "E       Failing test case: test_x(\n"
-                "E       )\n")
-    assert report.parse_failure(longrepr)["message"].splitlines() == [
-        "conformance.assertions.ContractViolation: 2 contract failures:",
-        "- f(): a has dtype int32, expected intp (int64)", "- f(): b differs at index 0"]
+def test_reports_hold_every_line_the_terminal_shows(tmp_path):
+    """An ordering failure's message spans lines (expected, the first position that
+    differs, got): the JSON and the Markdown keep each one."""
+    out = tmp_path / "report.json"
+    proc = run_suite("conformance/test_ordering.py", "--target",
+                     "mrv2_conformance.tests.mutants.m_sort_unstable",
+                     f"--conformance-report={out}", env={"HYPOTHESIS_PROFILE": "kill"})
+    assert proc.returncode == pytest.ExitCode.TESTS_FAILED, proc.stdout[-3000:]
+    data = json.loads(out.read_text())
+    failed = [r for r in data["results"] if r["outcome"] == "failed"]
+    md = report.to_markdown(data)
+    assert failed and any(len(r["message"].splitlines()) > 2 for r in failed)
+    for r in failed:
+        for line in r["message"].splitlines():
+            assert line.strip() in proc.stdout and line in md, line
+        for line in r["falsifying_example"].splitlines():
+            assert line in md, line
+    assert "@reproduce_failure" not in proc.stdout
 
 
 # A failure the search found (reproduced from its blob) and one an explicit example at a
@@ -149,7 +149,7 @@ def test_report_of_a_failing_target_has_the_example_and_snippet(tmp_path, how):
     assert rec["property"] == prop and rec["family"] == family
     assert rec["outcome"] == "failed" and rec["message"]
     # Hypothesis words it "Failing test case" now, "Falsifying example" in 6.130.
-    assert re.match(example, rec["falsifying_example"]), rec["falsifying_example"]
+    assert re.search(f"^{example}", rec["falsifying_example"], re.M), rec["falsifying_example"]
     assert rec["reproduction"].startswith(f"python -m mrv2_conformance --target {mutant} ")
     assert reproduce in rec["reproduction"]
     # The command is whole: pasted elsewhere, it rebuilds the input, calls the target
@@ -238,3 +238,46 @@ def test_overall_line_names_the_revision_and_never_calls_a_deviation_conforming(
     assert report.overall("t", recs("xfailed", "failed", "xpassed")) == \
         "t does NOT conform to contract revision '0.30': 2 failed"
     assert "incomplete (interrupted)" in report.overall("t", recs("passed"), interrupted=True)
+
+
+@pytest.mark.parametrize("nodeid", [
+    "conformance/test_pcp.py::test_a[cpu]",  # the installed command's rootdir
+    "mrv2_conformance/conformance/test_pcp.py::test_a[cpu]",  # the clone's
+    "../venv/lib/python3.11/site-packages/mrv2_conformance/conformance/test_pcp.py::test_a[cpu]",
+])
+def test_xfails_and_reports_name_tests_relative_to_the_suite(nodeid):
+    """xfails prefixes and report records use one id whatever pytest's rootdir is."""
+    assert xfails.suite_nodeid(nodeid) == "conformance/test_pcp.py::test_a[cpu]"
+    assert xfails.suite_nodeid("tests/my_mrv2_conformance/x.py::t") == \
+        "tests/my_mrv2_conformance/x.py::t"
+
+
+KEYERROR = "conformance/test_keyerror.py"
+
+
+@pytest.mark.parametrize(("args", "why"), [
+    (["-m", "keyerror"], "selected by -m 'keyerror'"),
+    (["-k", "gather", KEYERROR], "selected by -k 'gather'"),
+    ([KEYERROR], "properties did not run"),
+    ([f"{KEYERROR}::test_gather_missing_id_raises_keyerror"], "node ids named"),
+    (["--deselect", f"{KEYERROR}::test_gather_missing_id_raises_keyerror", KEYERROR],
+     "--deselect"),
+    (["-x", "--target", "mrv2_conformance.tests.mutants.m_get_typeerror", KEYERROR],
+     "stopped early"),
+    (["--maxfail=1", "--target", "mrv2_conformance.tests.mutants.m_get_typeerror", KEYERROR],
+     "stopped early"),
+], ids=["-m", "-k", "one module", "node id", "--deselect", "-x", "--maxfail"])
+def test_a_partial_run_never_conforms(tmp_path, args, why):
+    """Only a full run can conform: a run that selected or stopped says what it checked
+    and that it is not a conformance result, on its last line and in both reports."""
+    path = tmp_path / "report.json"
+    proc = run_suite(*args, f"--conformance-report={path}", env={"HYPOTHESIS_PROFILE": "ci"})
+    summary = next((line for line in proc.stdout.splitlines()
+                    if line.startswith("mrv2_conformance.") and "contract revision" in line), "")
+    assert why in summary and " conforms " not in summary, proc.stdout[-2000:]
+    assert "PARTIAL RUN" in summary or "does NOT conform" in summary, summary
+    data = json.loads(path.read_text())
+    assert any(why in reason for reason in data["meta"]["partial"]), data["meta"]
+    assert data["meta"]["checked"].split(" of ")[0].isdigit()
+    md = report.to_markdown(data)
+    assert "PARTIAL RUN" in md and "| conforms |" not in md
