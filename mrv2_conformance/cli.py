@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -47,8 +48,49 @@ def pytest_args(args: list[str]) -> list[str]:
             "--pyargs", *([] if _names_tests(args) else [PROPERTIES]), *args]
 
 
+# pytest's options a run of the suite uses most (the rest: --help-pytest).
+_PYTEST_OPTIONS = (
+    ("-m FAMILY", "one contract family (a partial run: it never conforms)"),
+    ("-k EXPR", "properties whose names match (a partial run)"),
+    ("-n N | -n auto", "N xdist workers; auto: one per idle CPU"),
+    ("-x, --maxfail N", "stop after the first (N) failures (a partial run)"),
+    ("--hypothesis-profile P", "dev (default), ci (derandomized), thorough"),
+    ("--hypothesis-seed N", "rerun a random run (the header and rerun line name it)"),
+    ("-q, -v", "less, more output"),
+)
+
+
+def usage() -> str:
+    """The suite's own options first and briefly (pytest's --help lists hundreds)."""
+    from mrv2_conformance.plugin import pytest_addoption
+
+    parser = pytest.Parser()
+    pytest_addoption(parser)
+    rows = [(", ".join(o.names()) + (f" {o.attrs()['metavar']}" if o.attrs().get("metavar")
+                                      else ""), str(o.attrs().get("help", "")))
+            for o in parser.getgroup("mrv2-conformance").options]
+    width = max(len(name) for name, _ in [*rows, *_PYTEST_OPTIONS]) + 2
+
+    def table(pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> list[str]:
+        return [textwrap.fill(" ".join(text.split()), 92, initial_indent=f"  {name:<{width}}",
+                              subsequent_indent=" " * (width + 2)) for name, text in pairs]
+
+    return "\n".join([
+        "usage: mrv2-conformance [options] [property ...]", "",
+        "Runs the MRV2 index-contract properties against a target (default: the "
+        "reference).", "A property is named as --pyargs names it, e.g. "
+        "mrv2_conformance.conformance.test_keyerror.", "", "the suite's options:",
+        *table(rows), "", "pytest's options a run uses most:", *table(_PYTEST_OPTIONS), "",
+        "every pytest option: mrv2-conformance --help-pytest", ""])
+
+
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if "--help-pytest" in args:
+        return int(pytest.main(pytest_args(["--help"])))
+    if "-h" in args or "--help" in args:
+        sys.stdout.write(usage())
+        return 0
     os.environ[CLI_ARGS_ENV_VAR] = json.dumps(args)
     # As `python -m` does: a target module in the current directory imports.
     if os.getcwd() not in sys.path:

@@ -21,7 +21,14 @@ from typing import Any
 
 import pytest
 from mrv2_conformance.contract import FAMILIES
-from mrv2_conformance.plugin.session import RUN_KEY, Run, active, is_xdist_controller, run
+from mrv2_conformance.plugin.session import (
+    RUN_KEY,
+    Run,
+    active,
+    in_suite,
+    is_xdist_controller,
+    run,
+)
 from mrv2_conformance.plugin.target import DEFAULT_TARGET, TARGET_ENV_VAR
 
 DEFAULT_TARGET_TIMEOUT_S = 600.0
@@ -54,9 +61,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="accelerator device type tested besides cpu, e.g. cuda or xpu "
                          f"(default: ${DEVICE_ENV_VAR} or 'cuda'); named explicitly, it must "
                          "be visible")
-    group.addoption("--exact-workers", action="store_true",
-                    help="run -n N with N xdist workers even when fewer CPUs are idle "
-                         "(by default a busy machine gets fewer workers, or a serial run)")
     group.addoption("--target-timeout", default=DEFAULT_TARGET_TIMEOUT_S, type=float,
                     metavar="SECONDS",
                     help="fail a property whose target call does not return within this "
@@ -67,8 +71,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def _suite_requested(config: pytest.Config) -> bool:
     """Whether the run collects from the suite (its folders, or its package by
     --pyargs), or names a target: else the plugin stays out of the way."""
-    from mrv2_conformance.plugin.targets import in_suite
-
     if config.getoption("--target"):
         return True
     for arg in config.args:
@@ -143,10 +145,11 @@ def pytest_configure(config: pytest.Config) -> None:
     pm.register(reporter, "mrv2-reporter")
     pm.register(reporter.Records(config), "mrv2-records")
     if is_xdist_controller(config):
-        # The controller runs no test: it checks that the target exists, prints a
-        # header without importing it, and imports it (with torch) only for the JSON
-        # report at the end. Importing it here kept every worker waiting ~1 s.
+        # The controller runs no test, but imports the target as a serial run does:
+        # a target that fails to import is the same one line (exit 4), and the header
+        # names what the target claims. (Its workers start about 1 s later for it.)
         startup.check_target_exists(state.target_name)
+        targets.target(config)
     else:
         targets.load_for_tests(config)
     state.xfails = deviations.load(config)

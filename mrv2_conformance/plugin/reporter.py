@@ -52,27 +52,23 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo
     return rep
 
 
-def run_meta(config: pytest.Config, *, light: bool = False) -> dict[str, Any]:
-    """What the header and the report say about the run. ``light``: without importing
-    torch or the target (an xdist controller's header, printed before its workers get
-    their tests: the import would keep them waiting)."""
+def run_meta(config: pytest.Config, *, on_controller: bool = False) -> dict[str, Any]:
+    """What the header and the report say about the run. ``on_controller``: an xdist
+    controller's header lists no accelerator (each worker sees its own: the report
+    lists them)."""
     from hypothesis import __version__ as hypothesis_version
     from hypothesis import settings
 
     seed = config.getoption("hypothesis_seed", None)
     device_type = device_choice(config)[0]
-    if light:
-        max_model_len = None
-        description, revision, devices = "", "", (
-            "cpu; accelerators: those each worker sees, listed in the report")
-    else:
-        tgt = target(config)
-        # A target may describe itself (the vLLM adapter names the vLLM release).
-        description = (f"unavailable: {tgt.unavailable}" if tgt.unavailable else
-                       getattr(tgt.module, "TARGET_DESCRIPTION", ""))
-        revision = "" if tgt.unavailable else tgt.revision
-        max_model_len = None if tgt.unavailable else tgt.max_model_len
-        devices = ", ".join(["cpu", *accelerator_devices(device_type)])
+    tgt = target(config)
+    # A target may describe itself (the vLLM adapter names the vLLM release).
+    description = (f"unavailable: {tgt.unavailable}" if tgt.unavailable else
+                   getattr(tgt.module, "TARGET_DESCRIPTION", ""))
+    revision = "" if tgt.unavailable else tgt.revision
+    max_model_len = None if tgt.unavailable else tgt.max_model_len
+    devices = ("cpu; accelerators: those each worker sees, listed in the report"
+               if on_controller else ", ".join(["cpu", *accelerator_devices(device_type)]))
     return {
         "target": run(config).target_name,
         "target_description": description,
@@ -115,15 +111,11 @@ def _version(dist: str) -> str:
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    light = is_xdist_controller(config)
-    meta = run_meta(config, light=light)
-    if light:
-        spec = importlib.util.find_spec(meta["target"])
-        where = spec.origin if spec else "?"
-    else:
-        where = meta["target_description"] or getattr(target(config).module, "__file__", "?")
-    # Under xdist the controller has not imported the target: the summary lists these.
-    disclosed = [] if light else getattr(target(config).module, "DISCLOSURES", [])
+    # The same header serial and under xdist: the controller imports the target here
+    # (before its workers start), so that it names the revision the target claims.
+    meta = run_meta(config, on_controller=is_xdist_controller(config))
+    where = meta["target_description"] or getattr(target(config).module, "__file__", "?")
+    disclosed = getattr(target(config).module, "DISCLOSURES", [])
     note = run(config).workers_note
     return [
         f"mrv2-conformance target: {meta['target']} ({where})",

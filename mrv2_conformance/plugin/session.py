@@ -3,11 +3,14 @@ in module globals: the target, the xfails, and what the reports are built from."
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from mrv2_conformance import suite_root
 
 if TYPE_CHECKING:
     from mrv2_conformance.conformance.reference import Fingerprint
@@ -49,3 +52,9 @@ def active(config: pytest.Config) -> bool:
 def is_xdist_controller(config: pytest.Config) -> bool:
     return (not hasattr(config, "workerinput") and config.getoption("dist", "no") != "no"
             and bool(config.getoption("tx", None)))
+
+
+def in_suite(path: os.PathLike[str] | str) -> bool:
+    """Whether ``path`` is the suite's package folder or lies under it."""
+    resolved, root = Path(path).resolve(), suite_root()
+    return resolved == root or root in resolved.parents

@@ -12,7 +12,7 @@ import pytest
 from mrv2_conformance.conformance.target import Target
 from mrv2_conformance.contract import FAMILIES
 from mrv2_conformance.plugin import reproduce
-from mrv2_conformance.plugin.session import ITEM_XFAILS_KEY, run
+from mrv2_conformance.plugin.session import ITEM_XFAILS_KEY, in_suite, run
 from mrv2_conformance.plugin.target import TargetImportError, load_target
 from mrv2_conformance.plugin.xfails import Entry
 
@@ -64,16 +64,6 @@ def target(config: pytest.Config) -> Target:
         except TargetImportError as exc:
             raise pytest.UsageError(str(exc)) from None
     return state.target
-
-
-def in_suite(path: os.PathLike[str] | str) -> bool:
-    """Whether ``path`` is the suite's package folder or lies under it."""
-    from pathlib import Path
-
-    from mrv2_conformance import suite_root
-
-    resolved, root = Path(path).resolve(), suite_root()
-    return resolved == root or root in resolved.parents
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

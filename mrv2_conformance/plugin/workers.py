@@ -1,4 +1,4 @@
-"""Fitting xdist's workers to the CPUs that are idle."""
+"""``-n auto`` fitted to the CPUs that are idle; ``-n N`` means N workers, as in pytest."""
 
 from __future__ import annotations
 
@@ -8,25 +8,22 @@ from mrv2_conformance.plugin.session import run
 
 
 def fit_to_idle_cpus(config: pytest.Config) -> None:
-    """-n N on a machine with fewer idle CPUs: each xdist worker pays the whole
-    start-up (about 2 s), and workers that share a CPU with another job made a
-    parallel run slower than a serial one. Fewer workers, or none, instead."""
+    """``-n auto`` on a machine with fewer idle CPUs than it has: each xdist worker
+    pays the whole start-up (about 2 s), and workers that share a CPU with another job
+    made a parallel run slower than a serial one. Fewer workers, or none, instead; the
+    header says so. Runs before xdist turns "auto" into a number."""
     requested = getattr(config.option, "numprocesses", None)
-    if not isinstance(requested, int) or requested < 2 or config.getoption("--exact-workers"):
+    if requested not in ("auto", "logical") or not config.pluginmanager.has_plugin("xdist") \
+            or config.getoption("usepdb", False):
         return
+    cpus = int(config.hook.pytest_xdist_auto_num_workers(config=config))
     idle = startup.idle_cpus()
-    if idle is None:
+    if idle is None or cpus < 2:
         return
-    workers = min(requested, int(idle + 0.25))  # a CPU three-quarters idle counts
-    if workers >= requested:
-        return
+    workers = min(cpus, int(idle + 0.25))  # a CPU three-quarters idle counts
+    if workers < 2:
+        workers = 0
     run(config).workers_note = (
-        f"-n {requested} -> {workers if workers >= 2 else 'serial'}: {idle:.1f} CPUs idle "
-        f"(--exact-workers keeps {requested})")
-    if workers >= 2:
-        config.option.numprocesses = workers
-        config.option.tx = ["popen"] * workers
-    else:
-        config.option.numprocesses = 0
-        config.option.dist = "no"
-        config.option.tx = []
+        f"-n {requested} -> {workers or 'serial'}: {idle:.1f} of {cpus} CPUs idle"
+        + (f" (-n {cpus} runs {cpus})" if workers < cpus else ""))
+    config.option.numprocesses = workers  # xdist sets dist and tx from it

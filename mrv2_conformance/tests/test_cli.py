@@ -18,6 +18,16 @@ def test_test_names_are_told_from_option_values():
         ["mrv2_conformance.conformance.test_pcp"])
 
 
+def test_help_shows_the_suites_options_first_and_briefly():
+    proc = subprocess.run([sys.executable, "-m", "mrv2_conformance", "--help"],
+                          capture_output=True, text=True, timeout=60)
+    lines = proc.stdout.splitlines()
+    assert proc.returncode == 0 and len(lines) < 40, proc.stdout
+    assert lines[0].startswith("usage: mrv2-conformance")
+    assert any(line.strip().startswith("--target") for line in lines[:10]), lines[:10]
+    assert "--help-pytest" in proc.stdout
+
+
 def test_the_plugin_stays_out_of_other_projects_runs(tmp_path):
     (tmp_path / "test_theirs.py").write_text(
         "import sys\n\nimport pytest\n\n"
@@ -26,7 +36,16 @@ def test_the_plugin_stays_out_of_other_projects_runs(tmp_path):
         "    return request.param\n\n"
         "def test_theirs(device):\n"
         "    assert device == 'npu'\n"
-        "    assert 'torch' not in sys.modules  # the plugin imported nothing heavy\n")
+        "    assert 'torch' not in sys.modules  # the plugin imported nothing heavy\n"
+        "    assert not any(m.startswith('mrv2_conformance.') and m not in {\n"
+        "        'mrv2_conformance.contract', 'mrv2_conformance.conformance',\n"
+        "        'mrv2_conformance.conformance.target'} and not m.startswith(\n"
+        "        'mrv2_conformance.plugin') for m in sys.modules), sorted(sys.modules)\n"
+        "    plugins = sys.modules['_pytest.config'].PytestPluginManager\n"
+        "    from hypothesis import settings  # the suite registered no profile\n"
+        "    assert 'kill' not in getattr(settings, '_profiles', {})\n"
+        "    for name in ('targets', 'reporter', 'deviations'):\n"
+        "        assert f'mrv2_conformance.plugin.{name}' not in sys.modules, name\n")
     proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-v",
                            str(tmp_path)], cwd=tmp_path, capture_output=True, text=True,
                           timeout=120)

@@ -135,7 +135,7 @@ def _as_from_a_terminal() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-@pytest.mark.parametrize("workers", [("-p", "no:xdist"), ("-n", "2", "--exact-workers")],
+@pytest.mark.parametrize("workers", [("-p", "no:xdist"), ("-n", "2")],
                          ids=["serial", "xdist"])
 def test_ctrl_c_leaves_a_report_marked_interrupted(tmp_path, workers):
     marker, path = tmp_path / "inside", tmp_path / "report.json"
@@ -168,32 +168,35 @@ def test_ctrl_c_leaves_a_report_marked_interrupted(tmp_path, workers):
 class _Config:
     """The parts of pytest.Config that the worker fitting reads and writes."""
 
-    def __init__(self, numprocesses, exact=False):
-        self.option = SimpleNamespace(numprocesses=numprocesses, dist="load",
-                                      tx=["popen"] * (numprocesses or 0))
+    def __init__(self, numprocesses, cpus=2):
+        self.option = SimpleNamespace(numprocesses=numprocesses)
         self.stash = pytest.Stash()
         self.stash[RUN_KEY] = Run(active=True)
-        self._exact = exact
+        self.pluginmanager = SimpleNamespace(has_plugin=lambda name: name == "xdist")
+        self.hook = SimpleNamespace(pytest_xdist_auto_num_workers=lambda config: cpus)
 
-    def getoption(self, name):
-        assert name == "--exact-workers"
-        return self._exact
+    def getoption(self, name, default=None):
+        assert name == "usepdb"
+        return False
 
 
-@pytest.mark.parametrize(("idle", "requested", "exact", "workers", "dist"), [
-    (2.0, 2, False, 2, "load"),    # idle machine: as asked
-    (0.9, 2, False, 0, "no"),      # one job beside on 2 CPUs: serial
-    (3.1, 8, False, 3, "load"),    # fewer workers
-    (0.5, 2, True, 2, "load"),     # --exact-workers: as asked
-    (None, 2, False, 2, "load"),   # the system does not say: as asked
+@pytest.mark.parametrize(("idle", "requested", "cpus", "workers"), [
+    (2.0, "auto", 2, 2),       # idle machine: one per CPU
+    (0.9, "auto", 2, 0),       # one job beside on 2 CPUs: serial
+    (3.1, "auto", 8, 3),       # fewer workers
+    (None, "auto", 2, "auto"),  # the system does not say: as xdist picks
+    (0.5, 2, 2, 2),            # -n N means N workers, whatever the load
+    (0.5, 8, 2, 8),
 ])
-def test_workers_fit_the_idle_cpus(monkeypatch, idle, requested, exact, workers, dist):
+def test_auto_workers_fit_the_idle_cpus(monkeypatch, idle, requested, cpus, workers):
     monkeypatch.setattr(startup, "idle_cpus", lambda: idle)
-    config = _Config(requested, exact)
+    config = _Config(requested, cpus)
     fit_to_idle_cpus(config)
-    assert (config.option.numprocesses, config.option.dist) == (workers, dist)
-    assert len(config.option.tx) == workers
-    assert bool(config.stash[RUN_KEY].workers_note) == (workers != requested)
+    assert config.option.numprocesses == workers
+    note = config.stash[RUN_KEY].workers_note
+    assert bool(note) == (requested == "auto" and idle is not None), note
+    if workers != "auto" and requested == "auto":
+        assert note.startswith(f"-n auto -> {workers or 'serial'}: {idle:.1f} of {cpus} CPUs")
 
 
 def test_idle_cpus_is_a_share_of_this_process_cpus():
