@@ -22,12 +22,41 @@ PROPERTIES = "mrv2_conformance.conformance"
 
 # Options whose value is the next argument (pytest's, its plugins' and the suite's
 # most used): their values are not test names.
-_TAKES_VALUE = frozenset({
-    "-k", "-m", "-p", "-c", "-o", "-n", "-W", "-r", "--tb", "--maxfail", "--junitxml",
-    "--rootdir", "--dist", "--durations", "--timeout", "--basetemp", "--deselect",
-    "--ignore", "--hypothesis-seed", "--hypothesis-profile", "--hypothesis-verbosity",
-    "--target", "--xfails", "--conformance-report", "--save-failures", "--replay",
-    "--reproduce", "--device", "--device-type", "--target-timeout", "--numprocesses"})
+_TAKES_VALUE = frozenset(
+    {
+        "-k",
+        "-m",
+        "-p",
+        "-c",
+        "-o",
+        "-n",
+        "-W",
+        "-r",
+        "--tb",
+        "--maxfail",
+        "--junitxml",
+        "--rootdir",
+        "--dist",
+        "--durations",
+        "--timeout",
+        "--basetemp",
+        "--deselect",
+        "--ignore",
+        "--hypothesis-seed",
+        "--hypothesis-profile",
+        "--hypothesis-verbosity",
+        "--target",
+        "--xfails",
+        "--conformance-report",
+        "--save-failures",
+        "--replay",
+        "--reproduce",
+        "--device",
+        "--device-type",
+        "--target-timeout",
+        "--numprocesses",
+    }
+)
 
 
 def _names_tests(args: list[str]) -> bool:
@@ -44,8 +73,16 @@ def _names_tests(args: list[str]) -> bool:
 
 
 def pytest_args(args: list[str]) -> list[str]:
-    return ["-c", str(INI), f"--rootdir={suite_root()}", "-p", "mrv2_conformance.plugin",
-            "--pyargs", *([] if _names_tests(args) else [PROPERTIES]), *args]
+    return [
+        "-c",
+        str(INI),
+        f"--rootdir={suite_root()}",
+        "-p",
+        "mrv2_conformance.plugin",
+        "--pyargs",
+        *([] if _names_tests(args) else [PROPERTIES]),
+        *args,
+    ]
 
 
 # pytest's options a run of the suite uses most (the rest: --help-pytest).
@@ -66,22 +103,44 @@ def usage() -> str:
 
     parser = pytest.Parser()
     pytest_addoption(parser)
-    rows = [(", ".join(o.names()) + (f" {o.attrs()['metavar']}" if o.attrs().get("metavar")
-                                      else ""), str(o.attrs().get("help", "")))
-            for o in parser.getgroup("mrv2-conformance").options]
+    rows = [
+        (
+            ", ".join(o.names()) + (f" {o.attrs()['metavar']}" if o.attrs().get("metavar") else ""),
+            str(o.attrs().get("help", "")),
+        )
+        for o in parser.getgroup("mrv2-conformance").options
+    ]
     width = max(len(name) for name, _ in [*rows, *_PYTEST_OPTIONS]) + 2
 
     def table(pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> list[str]:
-        return [textwrap.fill(" ".join(text.split()), 92, initial_indent=f"  {name:<{width}}",
-                              subsequent_indent=" " * (width + 2)) for name, text in pairs]
+        return [
+            textwrap.fill(
+                " ".join(text.split()),
+                92,
+                initial_indent=f"  {name:<{width}}",
+                subsequent_indent=" " * (width + 2),
+            )
+            for name, text in pairs
+        ]
 
-    return "\n".join([
-        "usage: mrv2-conformance [options] [property ...]", "",
-        "Runs the MRV2 index-contract properties against a target (default: the "
-        "reference).", "A property is named as --pyargs names it, e.g. "
-        "mrv2_conformance.conformance.test_keyerror.", "", "the suite's options:",
-        *table(rows), "", "pytest's options a run uses most:", *table(_PYTEST_OPTIONS), "",
-        "every pytest option: mrv2-conformance --help-pytest", ""])
+    return "\n".join(
+        [
+            "usage: mrv2-conformance [options] [property ...]",
+            "",
+            "Runs the MRV2 index-contract properties against a target (default: the reference).",
+            "A property is named as --pyargs names it, e.g. "
+            "mrv2_conformance.conformance.test_keyerror.",
+            "",
+            "the suite's options:",
+            *table(rows),
+            "",
+            "pytest's options a run uses most:",
+            *table(_PYTEST_OPTIONS),
+            "",
+            "every pytest option: mrv2-conformance --help-pytest",
+            "",
+        ]
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -64,8 +64,9 @@ class SchedulerBatch:
 
     def __post_init__(self) -> None:
         if self.total_num_scheduled_tokens is None:
-            object.__setattr__(self, "total_num_scheduled_tokens",
-                               sum(self.num_scheduled_tokens.values()))
+            object.__setattr__(
+                self, "total_num_scheduled_tokens", sum(self.num_scheduled_tokens.values())
+            )
 
     def num_drafts(self, req_id: str) -> int:
         return len(self.scheduled_spec_decode_tokens.get(req_id) or ())
@@ -101,13 +102,22 @@ class Revision:
     pcp_row_order: str  # what the revision says, in the README's words
 
 
-REVISIONS: dict[str, Revision] = {r.name: r for r in (
-    Revision("#51210", "vLLM 0.28.0-0.29.0 (the PR that made the mappings pointer-width)",
-             "global batch order (row, then position); pure prefills (start position 0) "
-             "moved last, stably"),
-    Revision("0.30", "vLLM 0.30.0 and later",
-             "decodes first, then prefills; by global row, then position, within each"),
-)}
+REVISIONS: dict[str, Revision] = {
+    r.name: r
+    for r in (
+        Revision(
+            "#51210",
+            "vLLM 0.28.0-0.29.0 (the PR that made the mappings pointer-width)",
+            "global batch order (row, then position); pure prefills (start position 0) "
+            "moved last, stably",
+        ),
+        Revision(
+            "0.30",
+            "vLLM 0.30.0 and later",
+            "decodes first, then prefills; by global row, then position, within each",
+        ),
+    )
+}
 DEFAULT_REVISION = "#51210"
 
 
@@ -118,8 +128,10 @@ class UnknownRevision(ValueError):
 def check_revision(name: object, who: str) -> str:
     if name not in REVISIONS:
         known = "; ".join(f"{r.name!r} ({r.releases})" for r in REVISIONS.values())
-        raise UnknownRevision(f"{who} declares CONTRACT_REVISION {name!r}, which the suite does "
-                              f"not know; known: {known}")
+        raise UnknownRevision(
+            f"{who} declares CONTRACT_REVISION {name!r}, which the suite does "
+            f"not know; known: {known}"
+        )
     return str(name)
 
 

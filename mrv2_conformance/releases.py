@@ -54,16 +54,18 @@ def _cell(counts: dict[str, int]) -> str:
 
 
 def release_table(reports: list[dict[str, Any]]) -> str:
-    families = [f for f in FAMILIES if any(r["family"] == f for d in reports
-                                           for r in d["results"])]
+    families = [f for f in FAMILIES if any(r["family"] == f for d in reports for r in d["results"])]
     head = ["release", "revision", *families, "run (UTC date, suite commit)"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for data in sorted(reports, key=lambda d: _key(_release(d["meta"]))):
         meta, tally = data["meta"], per_family(data["results"])
         cells = [_cell(tally[f]) if f in tally else "not run" for f in families]
         run = f"{meta.get('date', '?')[:10]}, `{meta.get('suite_commit', '?')[:12]}`"
-        lines.append(f"| {_release(meta)} | `{meta.get('contract_revision') or '?'}` | "
-                     + " | ".join(cells) + f" | {run} |")
+        lines.append(
+            f"| {_release(meta)} | `{meta.get('contract_revision') or '?'}` | "
+            + " | ".join(cells)
+            + f" | {run} |"
+        )
     return "\n".join(lines)
 
 
@@ -82,8 +84,10 @@ def deviations(reports: list[dict[str, Any]]) -> str:
                 seen[text][release].add(" & L".join(lines) or "-")
     out = []
     for text, where in sorted(seen.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-        releases = ", ".join(f"{rel}" + (f" (L{'/'.join(sorted(ls))})" if ls != {"-"} else "")
-                             for rel, ls in sorted(where.items(), key=lambda kv: _key(kv[0])))
+        releases = ", ".join(
+            f"{rel}" + (f" (L{'/'.join(sorted(ls))})" if ls != {"-"} else "")
+            for rel, ls in sorted(where.items(), key=lambda kv: _key(kv[0]))
+        )
         out.append(f"- {text}  \n  *{releases}*")
     return "\n".join(out)
 
@@ -93,8 +97,10 @@ def main(argv: list[str] | None = None) -> int:
     with_revisions = "--without-revisions" not in args
     paths = [Path(p) for p in args if p != "--without-revisions"]
     if not paths:
-        print("usage: python -m mrv2_conformance.releases [--without-revisions] "
-              "REPORT.json ...", file=sys.stderr)
+        print(
+            "usage: python -m mrv2_conformance.releases [--without-revisions] REPORT.json ...",
+            file=sys.stderr,
+        )
         return 2
     reports = []
     for path in paths:
@@ -107,9 +113,10 @@ def main(argv: list[str] | None = None) -> int:
         reports.append(data)
     if with_revisions:
         sys.stdout.write("### Contract revisions\n\n" + revision_table() + "\n\n")
-    sys.stdout.write("### Releases\n\n" + release_table(reports) + "\n\n"
-                     "### Documented deviations (xfails), and where they show\n\n"
-                     + deviations(reports) + "\n")
+    sys.stdout.write(
+        "### Releases\n\n" + release_table(reports) + "\n\n"
+        "### Documented deviations (xfails), and where they show\n\n" + deviations(reports) + "\n"
+    )
     return 0
 
 

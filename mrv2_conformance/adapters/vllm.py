@@ -19,7 +19,8 @@ from mrv2_conformance.contract import TargetUnavailable
 if importlib.util.find_spec("vllm") is None:
     raise TargetUnavailable(
         "vLLM is not installed (run `tox -m vllm`, or `tox -e vllm-<release>`; README, "
-        "'vLLM as a target')")
+        "'vLLM as a target')"
+    )
 
 from mrv2_conformance.adapters._vllm import interface, upstream
 from mrv2_conformance.adapters._vllm.interface import (
@@ -43,17 +44,33 @@ if upstream.pcp_manager is not None:
         contract_revision,
         partition_batch,
     )
+
     CONTRACT_REVISION = contract_revision()
 else:  # the pcp properties skip with this reason
-    UNSUPPORTED = {name: f"vLLM {VLLM_VERSION} has no MRV2 PCPManager"
-                   for name in ("build_pcp_layout", "partition_batch")}
+    UNSUPPORTED = {
+        name: f"vLLM {VLLM_VERSION} has no MRV2 PCPManager"
+        for name in ("build_pcp_layout", "partition_batch")
+    }
 probe()  # a runner attribute or API this release has and the adapter lacks: one line
-TARGET_DESCRIPTION = (f"vLLM {VLLM_VERSION} at {upstream.vllm.__path__[0]}, contract "
-                      f"revision {CONTRACT_REVISION!r} (read from its PCPManager)")
+TARGET_DESCRIPTION = (
+    f"vLLM {VLLM_VERSION} at {upstream.vllm.__path__[0]}, contract "
+    f"revision {CONTRACT_REVISION!r} (read from its PCPManager)"
+)
 
 DISCLOSURES = interface.DISCLOSURES
 
-__all__ = ["CONTRACT_REVISION", "DISCLOSURES", "MAX_MODEL_LEN", "TARGET_DESCRIPTION",
-           "VLLM_VERSION", "InputBuffers", "SlotTable", "async_copy_to_gpu",
-           "gather_batch_req_state", "make_dummy", "prepare_inputs", "sort_batch_req_ids",
-           "update_states"]
+__all__ = [
+    "CONTRACT_REVISION",
+    "DISCLOSURES",
+    "MAX_MODEL_LEN",
+    "TARGET_DESCRIPTION",
+    "VLLM_VERSION",
+    "InputBuffers",
+    "SlotTable",
+    "async_copy_to_gpu",
+    "gather_batch_req_state",
+    "make_dummy",
+    "prepare_inputs",
+    "sort_batch_req_ids",
+    "update_states",
+]

@@ -35,13 +35,16 @@ _src = os.environ.get(SRC_ENV_VAR)
 if not _src:
     raise TargetUnavailable(
         f"{SRC_ENV_VAR} is not set: point it at a vllm-ascend checkout (the folder that "
-        f"holds vllm_ascend/; README, 'vllm-ascend as a target')")
+        f"holds vllm_ascend/; README, 'vllm-ascend as a target')"
+    )
 if importlib.util.find_spec("vllm") is None:
     raise TargetUnavailable("vLLM is not installed (run `tox -e vllm-ascend-0.28.0`)")
 SRC = Path(_src).resolve()
 if not (SRC / "vllm_ascend" / "worker" / "v2" / "model_runner.py").is_file():
-    raise ImportError(f"{SRC_ENV_VAR}={_src} holds no vllm_ascend/worker/v2/model_runner.py: "
-                      f"not a vllm-ascend checkout with the ModelRunner V2 port")
+    raise ImportError(
+        f"{SRC_ENV_VAR}={_src} holds no vllm_ascend/worker/v2/model_runner.py: "
+        f"not a vllm-ascend checkout with the ModelRunner V2 port"
+    )
 
 from mrv2_conformance.adapters._ascend import stand_ins  # noqa: E402
 from mrv2_conformance.adapters._vllm import upstream  # noqa: E402  (imports vLLM first)
@@ -79,17 +82,28 @@ class _NoEplb:
 # What the port's methods read of the runner and its config beyond upstream's, set as
 # for a plain generating model without speculative decoding, with chunked prefill (the
 # V1 scheduler's default). They choose the attention state only, not an index.
-_VLLM_CONFIG = SimpleNamespace(model_config=SimpleNamespace(runner_type="generate"),
-                               speculative_config=None,
-                               scheduler_config=SimpleNamespace(enable_chunked_prefill=True))
-upstream.activate(upstream.Classes(
-    runner=npu_runner.NPUModelRunner, input_buffers=npu_batch.AscendInputBuffers,
-    input_batch=npu_batch.AscendInputBatch, request_state=npu_states.AscendRequestState,
-    pcp_manager=npu_pcp.AscendPCPManager,
-    runner_attrs=(("vllm_config", _VLLM_CONFIG), ("eplb", _NoEplb()), ("speculator", None),
-                  ("compilation_config", SimpleNamespace(cudagraph_mode=None))),
-    pcp_kwargs=(("vllm_config", _VLLM_CONFIG),)),
-    f"vllm-ascend ({SRC}) on vLLM {upstream.VERSION}")
+_VLLM_CONFIG = SimpleNamespace(
+    model_config=SimpleNamespace(runner_type="generate"),
+    speculative_config=None,
+    scheduler_config=SimpleNamespace(enable_chunked_prefill=True),
+)
+upstream.activate(
+    upstream.Classes(
+        runner=npu_runner.NPUModelRunner,
+        input_buffers=npu_batch.AscendInputBuffers,
+        input_batch=npu_batch.AscendInputBatch,
+        request_state=npu_states.AscendRequestState,
+        pcp_manager=npu_pcp.AscendPCPManager,
+        runner_attrs=(
+            ("vllm_config", _VLLM_CONFIG),
+            ("eplb", _NoEplb()),
+            ("speculator", None),
+            ("compilation_config", SimpleNamespace(cudagraph_mode=None)),
+        ),
+        pcp_kwargs=(("vllm_config", _VLLM_CONFIG),),
+    ),
+    f"vllm-ascend ({SRC}) on vLLM {upstream.VERSION}",
+)
 
 from mrv2_conformance.adapters._vllm import interface  # noqa: E402
 from mrv2_conformance.adapters._vllm import pcp as _pcp  # noqa: E402
@@ -100,6 +114,7 @@ def _guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
     def call(*args: Any, **kwargs: Any) -> Any:
         with stand_ins.guard(f"{fn.__name__}()"):
             return fn(*args, **kwargs)
+
     return call
 
 
@@ -142,18 +157,23 @@ def _as_upstream_buffers(buffers: Any) -> Any:
 
 
 @_guarded
-def partition_batch(global_batch: Any, pcp_world_size: int, pcp_rank: int,
-                    input_buffers: Any) -> Any:
-    return _pcp.partition_batch(global_batch, pcp_world_size, pcp_rank,
-                                _as_upstream_buffers(input_buffers))
+def partition_batch(
+    global_batch: Any, pcp_world_size: int, pcp_rank: int, input_buffers: Any
+) -> Any:
+    return _pcp.partition_batch(
+        global_batch, pcp_world_size, pcp_rank, _as_upstream_buffers(input_buffers)
+    )
+
 
 with stand_ins.guard("the import-time probe"):
     interface.probe()
     CONTRACT_REVISION = _pcp.contract_revision()
 
 VLLM_VERSION = upstream.VERSION
-TARGET_DESCRIPTION = (f"vllm-ascend at {SRC} (ModelRunner V2 port) on vLLM {VLLM_VERSION}, "
-                      f"contract revision {CONTRACT_REVISION!r}")
+TARGET_DESCRIPTION = (
+    f"vllm-ascend at {SRC} (ModelRunner V2 port) on vLLM {VLLM_VERSION}, "
+    f"contract revision {CONTRACT_REVISION!r}"
+)
 DISCLOSURES = [
     *interface.DISCLOSURES,
     *stand_ins.disclosure(),
@@ -165,7 +185,20 @@ DISCLOSURES = [
     "(query_start_loc's first max_num_reqs + 1 rows), as the port's PCPManager allocates",
 ]
 
-__all__ = ["CONTRACT_REVISION", "DISCLOSURES", "MAX_MODEL_LEN", "TARGET_DESCRIPTION",
-           "VLLM_VERSION", "InputBuffers", "SlotTable", "async_copy_to_gpu",
-           "build_pcp_layout", "gather_batch_req_state", "make_dummy", "partition_batch",
-           "prepare_inputs", "sort_batch_req_ids", "update_states"]
+__all__ = [
+    "CONTRACT_REVISION",
+    "DISCLOSURES",
+    "MAX_MODEL_LEN",
+    "TARGET_DESCRIPTION",
+    "VLLM_VERSION",
+    "InputBuffers",
+    "SlotTable",
+    "async_copy_to_gpu",
+    "build_pcp_layout",
+    "gather_batch_req_state",
+    "make_dummy",
+    "partition_batch",
+    "prepare_inputs",
+    "sort_batch_req_ids",
+    "update_states",
+]

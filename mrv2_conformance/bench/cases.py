@@ -38,19 +38,21 @@ class Setup:
         self.idx_int32 = self.idx_intp.astype(np.int32)
         self.batch = impl.SchedulerBatch({r: 1 for r in self.req_ids})
         self.slot_state_t = torch.from_numpy(self.table.num_computed_tokens)
-        self.idx_t = {torch.int32: torch.from_numpy(self.idx_int32),
-                      torch.int64: torch.from_numpy(self.idx_intp)}
+        self.idx_t = {
+            torch.int32: torch.from_numpy(self.idx_int32),
+            torch.int64: torch.from_numpy(self.idx_intp),
+        }
 
 
 # --- mapping build ------------------------------------------------------------------
+
 
 def build_get(s: Setup) -> np.ndarray:  # pre-#51210 upstream
     return np.fromiter(map(s.mapping.get, s.req_ids), dtype=np.intp, count=len(s.req_ids))
 
 
 def build_getitem(s: Setup) -> np.ndarray:  # #51210 upstream
-    return np.fromiter(map(s.mapping.__getitem__, s.req_ids), dtype=np.intp,
-                       count=len(s.req_ids))
+    return np.fromiter(map(s.mapping.__getitem__, s.req_ids), dtype=np.intp, count=len(s.req_ids))
 
 
 def build_itemgetter(s: Setup) -> np.ndarray:
@@ -71,6 +73,7 @@ def build_reference(s: Setup) -> np.ndarray:
 
 
 # --- gather end to end --------------------------------------------------------------
+
 
 def gather_pre_pr(s: Setup) -> None:
     """The pre-#51210 choices in the same function: dict.get, int32 mapping, so each
@@ -107,42 +110,72 @@ def _torch_index(dtype: torch.dtype, how: str) -> Callable[[Setup], object]:
             return src[idx]
         # torch.gather takes only int64 indices: int32 must convert first.
         return torch.gather(src, 0, idx if dtype == torch.int64 else idx.to(torch.int64))
+
     return run
 
 
 GROUPS: tuple[Group, ...] = (
-    Group("mapping build", "dict.get (pre-PR)", {
-        "dict.get (pre-PR)": build_get,
-        "__getitem__ (#51210)": build_getitem,
-        "itemgetter": build_itemgetter,
-        "list comprehension": build_listcomp,
-        "reference impl": build_reference,
-    }),
-    Group("numpy fancy index", "int32 index", {
-        "int32 index": lambda s: s.table.num_computed_tokens[s.idx_int32],
-        "intp index": lambda s: s.table.num_computed_tokens[s.idx_intp],
-    }),
-    Group("torch index_select", "int32 index", {
-        "int32 index": _torch_index(torch.int32, "index_select"),
-        "int64 index": _torch_index(torch.int64, "index_select"),
-    }),
-    Group("torch advanced index", "int32 index", {
-        "int32 index": _torch_index(torch.int32, "advanced"),
-        "int64 index": _torch_index(torch.int64, "advanced"),
-    }),
-    Group("torch gather", "int32 + to(int64)", {
-        "int32 + to(int64)": _torch_index(torch.int32, "gather"),
-        "int64 index": _torch_index(torch.int64, "gather"),
-    }),
-    Group("H2D copy of the mapping", "int32 + to(int64)", {
-        "int32 + to(int64)": lambda s: impl.async_copy_to_gpu(s.idx_int32, device=DEVICE).to(
-            torch.int64),
-        "intp -> int64": lambda s: impl.async_copy_to_gpu(s.idx_intp, device=DEVICE),
-    }),
-    Group("gather_batch_req_state", "pre-PR choices", {
-        "pre-PR choices": gather_pre_pr,
-        "contract (reference)": gather_contract,
-    }),
+    Group(
+        "mapping build",
+        "dict.get (pre-PR)",
+        {
+            "dict.get (pre-PR)": build_get,
+            "__getitem__ (#51210)": build_getitem,
+            "itemgetter": build_itemgetter,
+            "list comprehension": build_listcomp,
+            "reference impl": build_reference,
+        },
+    ),
+    Group(
+        "numpy fancy index",
+        "int32 index",
+        {
+            "int32 index": lambda s: s.table.num_computed_tokens[s.idx_int32],
+            "intp index": lambda s: s.table.num_computed_tokens[s.idx_intp],
+        },
+    ),
+    Group(
+        "torch index_select",
+        "int32 index",
+        {
+            "int32 index": _torch_index(torch.int32, "index_select"),
+            "int64 index": _torch_index(torch.int64, "index_select"),
+        },
+    ),
+    Group(
+        "torch advanced index",
+        "int32 index",
+        {
+            "int32 index": _torch_index(torch.int32, "advanced"),
+            "int64 index": _torch_index(torch.int64, "advanced"),
+        },
+    ),
+    Group(
+        "torch gather",
+        "int32 + to(int64)",
+        {
+            "int32 + to(int64)": _torch_index(torch.int32, "gather"),
+            "int64 index": _torch_index(torch.int64, "gather"),
+        },
+    ),
+    Group(
+        "H2D copy of the mapping",
+        "int32 + to(int64)",
+        {
+            "int32 + to(int64)": lambda s: impl.async_copy_to_gpu(s.idx_int32, device=DEVICE).to(
+                torch.int64
+            ),
+            "intp -> int64": lambda s: impl.async_copy_to_gpu(s.idx_intp, device=DEVICE),
+        },
+    ),
+    Group(
+        "gather_batch_req_state",
+        "pre-PR choices",
+        {
+            "pre-PR choices": gather_pre_pr,
+            "contract (reference)": gather_contract,
+        },
+    ),
 )
 
 DEVICE: str = "cuda" if torch.cuda.is_available() else "cpu"

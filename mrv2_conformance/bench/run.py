@@ -32,22 +32,36 @@ def run_groups(batch_sizes, table_sizes, repeats: int, budget_s: float) -> list[
                 continue
             setup = cases.Setup(table_size, batch_size)
             for group in cases.GROUPS:
-                stats = {name: measure(functools.partial(fn, setup), repeats, budget_s)
-                         for name, fn in group.variants.items()}
+                stats = {
+                    name: measure(functools.partial(fn, setup), repeats, budget_s)
+                    for name, fn in group.variants.items()
+                }
                 base = stats[group.baseline].median
                 for name, st in stats.items():
-                    rows.append({"group": group.name, "variant": name, "baseline": group.baseline,
-                                 "table_size": table_size, "batch_size": batch_size,
-                                 "min_s": st.min, "median_s": st.median, "max_s": st.max,
-                                 "ratio_vs_baseline": base / st.median})
+                    rows.append(
+                        {
+                            "group": group.name,
+                            "variant": name,
+                            "baseline": group.baseline,
+                            "table_size": table_size,
+                            "batch_size": batch_size,
+                            "min_s": st.min,
+                            "median_s": st.median,
+                            "max_s": st.max,
+                            "ratio_vs_baseline": base / st.median,
+                        }
+                    )
     return rows
 
 
 def check_reference_not_slower(rows: list[dict]) -> list[str]:
     """Issue goal: the reference's mapping build is at least as fast as upstream's
     (__getitem__) at every size, in the same run. Returns the sizes where it is not."""
-    by = {(r["table_size"], r["batch_size"], r["variant"]): r["median_s"]
-          for r in rows if r["group"] == "mapping build"}
+    by = {
+        (r["table_size"], r["batch_size"], r["variant"]): r["median_s"]
+        for r in rows
+        if r["group"] == "mapping build"
+    }
     slower = []
     for (t, b, v), med in by.items():
         if v == "reference impl" and med > by[(t, b, "__getitem__ (#51210)")] * 1.0:
@@ -56,20 +70,29 @@ def check_reference_not_slower(rows: list[dict]) -> list[str]:
 
 
 def format_table(rows: list[dict]) -> str:
-    out = [f"{'group':<24} {'variant':<22} {'table':>6} {'batch':>6} "
-           f"{'min us':>9} {'median us':>10} {'max us':>9} {'ratio':>7}"]
+    out = [
+        f"{'group':<24} {'variant':<22} {'table':>6} {'batch':>6} "
+        f"{'min us':>9} {'median us':>10} {'max us':>9} {'ratio':>7}"
+    ]
     for r in rows:
-        out.append(f"{r['group']:<24} {r['variant']:<22} {r['table_size']:>6} {r['batch_size']:>6} "
-                   f"{r['min_s'] * 1e6:>9.2f} {r['median_s'] * 1e6:>10.2f} "
-                   f"{r['max_s'] * 1e6:>9.2f} {r['ratio_vs_baseline']:>7.3f}")
+        out.append(
+            f"{r['group']:<24} {r['variant']:<22} {r['table_size']:>6} {r['batch_size']:>6} "
+            f"{r['min_s'] * 1e6:>9.2f} {r['median_s'] * 1e6:>10.2f} "
+            f"{r['max_s'] * 1e6:>9.2f} {r['ratio_vs_baseline']:>7.3f}"
+        )
     return "\n".join(out)
 
 
 def environment() -> dict:
-    return {"python": platform.python_version(), "numpy": np.__version__,
-            "torch": torch.__version__, "machine": platform.machine(),
-            "processor": platform.processor() or "?", "torch_threads": torch.get_num_threads(),
-            "device": cases.DEVICE}
+    return {
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "torch": torch.__version__,
+        "machine": platform.machine(),
+        "processor": platform.processor() or "?",
+        "torch_threads": torch.get_num_threads(),
+        "device": cases.DEVICE,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,11 +109,14 @@ def main(argv: list[str] | None = None) -> int:
     print(format_table(rows))
     result = {"environment": environment(), "quick": args.quick, "rows": rows}
     slower = check_reference_not_slower(rows)
-    print("\nreference mapping build vs upstream __getitem__: "
-          + ("not slower at any size" if not slower else "SLOWER at " + "; ".join(slower)))
+    print(
+        "\nreference mapping build vs upstream __getitem__: "
+        + ("not slower at any size" if not slower else "SLOWER at " + "; ".join(slower))
+    )
     result["reference_slower_at"] = slower
     if args.suite:
         from mrv2_conformance.bench.suite import benchmark_suite
+
         result["suite"] = benchmark_suite(quick=args.quick)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(result, indent=1))

@@ -52,8 +52,11 @@ class Version:
 
 
 def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PYTEST_", "MRV2_", "HYPOTHESIS_")) and k != "PYTHONPATH"}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("PYTEST_", "MRV2_", "HYPOTHESIS_")) and k != "PYTHONPATH"
+    }
     env["HYPOTHESIS_PROFILE"] = "ci"
     # As ./dev runs: bytecode (and pytest's rewritten modules) may be cached.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -68,8 +71,9 @@ def checkout(rev: str) -> Iterator[Version]:
     with tempfile.TemporaryDirectory(prefix="mrv2-baseline-") as tmp:
         tree = Path(tmp) / "tree"
         tree.mkdir()
-        archive = subprocess.run(["git", "archive", rev], cwd=ROOT, capture_output=True,
-                                 check=True).stdout
+        archive = subprocess.run(
+            ["git", "archive", rev], cwd=ROOT, capture_output=True, check=True
+        ).stdout
         subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
         # That revision's package layout: the plain package folder, or (before the
         # suite moved into mrv2_conformance/) pyproject's package-dir, rebuilt as
@@ -87,25 +91,34 @@ def checkout(rev: str) -> Iterator[Version]:
         venv = Path(tmp) / "venv"
         subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
         python = venv / "bin" / "python"
-        site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()"
-                               "['purelib'])"], capture_output=True, text=True,
-                              check=True).stdout.strip()
+        site = subprocess.run(
+            [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
         # The shim first, then this environment's packages (not its .pth files, so
         # not the editable install of the current version).
-        Path(site, "mrv2_baseline.pth").write_text(
-            f"{shim}\n{sysconfig.get_paths()['purelib']}\n")
+        Path(site, "mrv2_baseline.pth").write_text(f"{shim}\n{sysconfig.get_paths()['purelib']}\n")
         yield Version(rev, tree, suite, str(python), _env())
 
 
 def _time(version: Version, args: list[str], *, in_suite: bool = True) -> float:
     start = time.perf_counter()
-    proc = subprocess.run([version.python, "-m", "pytest", *args],
-                          cwd=version.suite if in_suite else version.root,
-                          env=version.env, capture_output=True, text=True, timeout=3600)
+    proc = subprocess.run(
+        [version.python, "-m", "pytest", *args],
+        cwd=version.suite if in_suite else version.root,
+        env=version.env,
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
-        raise RuntimeError(f"{version.label}: pytest {' '.join(args)} exited "
-                           f"{proc.returncode}:\n{proc.stdout[-2000:]}{proc.stderr[-1000:]}")
+        raise RuntimeError(
+            f"{version.label}: pytest {' '.join(args)} exited "
+            f"{proc.returncode}:\n{proc.stdout[-2000:]}{proc.stderr[-1000:]}"
+        )
     return elapsed
 
 
@@ -133,13 +146,18 @@ def measure(versions: list[Version], args: list[str], repeats: int) -> dict[str,
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--baseline", default=None,
-                        help="git revision to compare with (default: HEAD~1)")
+    parser.add_argument(
+        "--baseline", default=None, help="git revision to compare with (default: HEAD~1)"
+    )
     parser.add_argument("--repeats", type=int, default=4)
-    parser.add_argument("--dev-test", action="store_true",
-                        help="also time every test (./dev test), once per version")
-    parser.add_argument("--shared", action="store_true",
-                        help="also time serial and -n 2 beside one busy CPU")
+    parser.add_argument(
+        "--dev-test",
+        action="store_true",
+        help="also time every test (./dev test), once per version",
+    )
+    parser.add_argument(
+        "--shared", action="store_true", help="also time serial and -n 2 beside one busy CPU"
+    )
     parser.add_argument("--json", type=Path, default=ROOT / "reports" / "speed.json")
     args = parser.parse_args(argv)
     baseline = args.baseline or "HEAD~1"
@@ -156,16 +174,23 @@ def main(argv: list[str] | None = None) -> int:
                     medians = measure(versions, run, args.repeats)
             else:
                 medians = measure(versions, run, args.repeats)
-            rows.append({"run": name, "baseline_s": medians[base.label],
-                         "current_s": medians["current"]})
+            rows.append(
+                {"run": name, "baseline_s": medians[base.label], "current_s": medians["current"]}
+            )
         if args.dev_test:
-            rows.append({"run": "./dev test (-n 2)",
-                         "baseline_s": _time(base, DEV_TEST, in_suite=False),
-                         "current_s": _time(current, DEV_TEST, in_suite=False)})
+            rows.append(
+                {
+                    "run": "./dev test (-n 2)",
+                    "baseline_s": _time(base, DEV_TEST, in_suite=False),
+                    "current_s": _time(current, DEV_TEST, in_suite=False),
+                }
+            )
     print(f"{'run':<34} {baseline:>12} {'current':>10} {'speed-up':>9}")
     for r in rows:
-        print(f"{r['run']:<34} {r['baseline_s']:>11.2f}s {r['current_s']:>9.2f}s "
-              f"{r['baseline_s'] / r['current_s']:>8.2f}x")
+        print(
+            f"{r['run']:<34} {r['baseline_s']:>11.2f}s {r['current_s']:>9.2f}s "
+            f"{r['baseline_s'] / r['current_s']:>8.2f}x"
+        )
     by = {r["run"]: r["current_s"] for r in rows}
     print("\ngoals (issue 14), this version:")
     print(f"  ci conformance serial <= 6 s: {by['serial']:.2f} s")
@@ -176,8 +201,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.dev_test:
         print(f"  ./dev test <= 240 s: {by['./dev test (-n 2)']:.0f} s")
     args.json.parent.mkdir(exist_ok=True)
-    args.json.write_text(json.dumps({"baseline": baseline, "repeats": args.repeats,
-                                     "cpus": os.cpu_count(), "rows": rows}, indent=1))
+    args.json.write_text(
+        json.dumps(
+            {"baseline": baseline, "repeats": args.repeats, "cpus": os.cpu_count(), "rows": rows},
+            indent=1,
+        )
+    )
     return 0
 
 

@@ -33,32 +33,41 @@ def extents(named: dict[str, Any]) -> dict[str, Extent]:
     return {k: e for k, v in named.items() if (e := memory_extent(v)) is not None}
 
 
-def check_batch_aliasing(call: str, batch: Any, buffers: Any, table: Any = None,
-                         others: dict[str, Extent] | None = None) -> None:
+def check_batch_aliasing(
+    call: str, batch: Any, buffers: Any, table: Any = None, others: dict[str, Extent] | None = None
+) -> None:
     """``others``: extents (see ``extents``) of arrays no fresh field may share."""
     fields = extents(batch_arrays(batch))
     buffer_extents = extents(state.arrays({"buffers": buffers}))
-    persistent = {**buffer_extents,
-                  **(extents(state.arrays({"table": table})) if table is not None else {})}
+    persistent = {
+        **buffer_extents,
+        **(extents(state.arrays({"table": table})) if table is not None else {}),
+    }
     for f in ARRAY_FIELDS:
         ext = fields.get(f.name)
         if ext is None:
             continue
         if f.view:
             if not any(extents_overlap(ext, b) for b in buffer_extents.values()):
-                fail(f"{call}: {f.name} must be a view of a persistent input buffer, but it "
-                     f"shares memory with none of them ({', '.join(buffer_extents) or 'none'})")
+                fail(
+                    f"{call}: {f.name} must be a view of a persistent input buffer, but it "
+                    f"shares memory with none of them ({', '.join(buffer_extents) or 'none'})"
+                )
             continue
         shared = [p for p, e in persistent.items() if extents_overlap(ext, e)]
-        shared += [f"{o} (another field of this batch)" if o != _TWIN.get(f.name) else
-                   f"its {'host' if f.on_device else 'device'} twin {o}"
-                   for o, e in fields.items()
-                   if o != f.name and extents_overlap(ext, e)
-                   and not _named_alias(batch, f.name, o)]
+        shared += [
+            f"{o} (another field of this batch)"
+            if o != _TWIN.get(f.name)
+            else f"its {'host' if f.on_device else 'device'} twin {o}"
+            for o, e in fields.items()
+            if o != f.name and extents_overlap(ext, e) and not _named_alias(batch, f.name, o)
+        ]
         shared += [p for p, e in (others or {}).items() if extents_overlap(ext, e)]
         if shared:
-            fail(f"{call}: {f.name} must be a fresh array, but it shares memory with "
-                 f"{', '.join(shared)}")
+            fail(
+                f"{call}: {f.name} must be a fresh array, but it shares memory with "
+                f"{', '.join(shared)}"
+            )
 
 
 def _named_alias(batch: Any, a: str, b: str) -> bool:

@@ -24,9 +24,12 @@ class ContractViolation(AssertionError):
 
     def __init__(self, failures: list[str]) -> None:
         self.failures = list(failures)
-        text = (self.failures[0] if len(self.failures) == 1 else
-                f"{len(self.failures)} contract failures:\n"
-                + "\n".join(f"- {f}" for f in self.failures))
+        text = (
+            self.failures[0]
+            if len(self.failures) == 1
+            else f"{len(self.failures)} contract failures:\n"
+            + "\n".join(f"- {f}" for f in self.failures)
+        )
         super().__init__(text)
 
 
@@ -49,8 +52,7 @@ def failure_lines(exc: BaseException) -> list[str]:
     if isinstance(exc, BaseExceptionGroup):
         return [line for sub in exc.exceptions for line in failure_lines(sub)]
     text = str(exc).split("\nReproduce with:")[0].strip()
-    return [text if isinstance(exc, AssertionError) and text else
-            f"{type(exc).__name__}: {text}"]
+    return [text if isinstance(exc, AssertionError) and text else f"{type(exc).__name__}: {text}"]
 
 
 @contextmanager
@@ -92,8 +94,9 @@ def dtype_name(dtype: Any) -> str:
     return str(dtype)
 
 
-def assert_host_array(call: str, field: str, value: Any, dtype: Any,
-                      shape: tuple[int, ...] | None = None) -> None:
+def assert_host_array(
+    call: str, field: str, value: Any, dtype: Any, shape: tuple[int, ...] | None = None
+) -> None:
     """``value`` is a numpy array of exactly ``dtype`` (and ``shape``)."""
     if not isinstance(value, np.ndarray):
         return fail(f"{call}: {field} must be a host numpy array, got {describe_kind(value)}")
@@ -103,13 +106,19 @@ def assert_host_array(call: str, field: str, value: Any, dtype: Any,
         fail(f"{call}: {field} has shape {value.shape}, expected {shape}")
 
 
-def assert_device_tensor(call: str, field: str, value: Any, dtype: torch.dtype,
-                         device: str | torch.device,
-                         shape: tuple[int, ...] | None = None) -> None:
+def assert_device_tensor(
+    call: str,
+    field: str,
+    value: Any,
+    dtype: torch.dtype,
+    device: str | torch.device,
+    shape: tuple[int, ...] | None = None,
+) -> None:
     """``value`` is a torch tensor of exactly ``dtype`` on ``device`` (and ``shape``)."""
     if not isinstance(value, torch.Tensor):
-        return fail(f"{call}: {field} must be a torch.Tensor on {device}, "
-                    f"got {describe_kind(value)}")
+        return fail(
+            f"{call}: {field} must be a torch.Tensor on {device}, got {describe_kind(value)}"
+        )
     if value.dtype != dtype:
         fail(f"{call}: {field} has dtype {value.dtype}, expected {dtype}")
     if value.device != torch.device(device):
@@ -129,17 +138,21 @@ def assert_values(call: str, field: str, actual: Any, expected: Any) -> None:
     the message names the first differing index."""
     a, e = _as_numpy(actual), _as_numpy(expected)
     if a.shape != e.shape:
-        return fail(f"{call}: {field} has shape {a.shape}, expected {e.shape}\n"
-                    f"  actual:   {np.array2string(a, threshold=20)}\n"
-                    f"  expected: {np.array2string(e, threshold=20)}")
+        return fail(
+            f"{call}: {field} has shape {a.shape}, expected {e.shape}\n"
+            f"  actual:   {np.array2string(a, threshold=20)}\n"
+            f"  expected: {np.array2string(e, threshold=20)}"
+        )
     diff = np.argwhere(a != e)
     if len(diff):
         i = tuple(int(x) for x in diff[0])
         where = i[0] if len(i) == 1 else i
-        fail(f"{call}: {field} differs at index {where} ({len(diff)} of {a.size} differ): "
-             f"got {a[i].item()!r}, expected {e[i].item()!r}\n"
-             f"  actual:   {np.array2string(a, threshold=20)}\n"
-             f"  expected: {np.array2string(e, threshold=20)}")
+        fail(
+            f"{call}: {field} differs at index {where} ({len(diff)} of {a.size} differ): "
+            f"got {a[i].item()!r}, expected {e[i].item()!r}\n"
+            f"  actual:   {np.array2string(a, threshold=20)}\n"
+            f"  expected: {np.array2string(e, threshold=20)}"
+        )
 
 
 def assert_equal(call: str, field: str, actual: Any, expected: Any) -> None:
@@ -149,36 +162,44 @@ def assert_equal(call: str, field: str, actual: Any, expected: Any) -> None:
     if same and isinstance(expected, list):
         same = all(type(a) is type(e) for a, e in zip(actual, expected, strict=False))
     if not same:
-        fail(f"{call}: {field} is {actual!r} ({type(actual).__name__}), "
-             f"expected {expected!r} ({type(expected).__name__})")
+        fail(
+            f"{call}: {field} is {actual!r} ({type(actual).__name__}), "
+            f"expected {expected!r} ({type(expected).__name__})"
+        )
 
 
-def assert_same_object(call: str, field: str, value: Any, other_field: str,
-                       other: Any) -> None:
+def assert_same_object(call: str, field: str, value: Any, other_field: str, other: Any) -> None:
     if value is not other:
-        fail(f"{call}: {field} must be the same object as {other_field} "
-             f"(it is a {'copy' if isinstance(value, torch.Tensor) else describe_kind(value)})")
+        fail(
+            f"{call}: {field} must be the same object as {other_field} "
+            f"(it is a {'copy' if isinstance(value, torch.Tensor) else describe_kind(value)})"
+        )
 
 
-def assert_raises(call: str, expected: type[BaseException], fn: Callable[..., Any],
-                  *args: Any, match: Callable[[BaseException], str | None] | None = None,
-                  **kwargs: Any) -> BaseException:
+def assert_raises(
+    call: str,
+    expected: type[BaseException],
+    fn: Callable[..., Any],
+    *args: Any,
+    match: Callable[[BaseException], str | None] | None = None,
+    **kwargs: Any,
+) -> BaseException:
     """``fn(*args, **kwargs)`` raises exactly ``expected`` (not a subclass, not another
     error, not nothing); ``match(exc)`` returns what else is wrong, or None."""
     try:
         result = fn(*args, **kwargs)
     except Exception as exc:
         if type(exc) is not expected:
-            raise ContractViolation([
-                f"{call}: expected {expected.__name__}, got {type(exc).__name__}: {exc}"
-            ]) from exc
+            raise ContractViolation(
+                [f"{call}: expected {expected.__name__}, got {type(exc).__name__}: {exc}"]
+            ) from exc
         problem = match(exc) if match else None
         if problem:
-            raise ContractViolation(
-                [f"{call}: {expected.__name__}({exc}) {problem}"]) from exc
+            raise ContractViolation([f"{call}: {expected.__name__}({exc}) {problem}"]) from exc
         return exc
-    raise ContractViolation([(f"{call}: expected {expected.__name__}, but it returned "
-                             f"{describe_kind(result)}")])
+    raise ContractViolation(
+        [(f"{call}: expected {expected.__name__}, but it returned {describe_kind(result)}")]
+    )
 
 
 Extent = tuple[str, int, int]
@@ -215,7 +236,8 @@ def shares_memory(a: Any, b: Any) -> bool:
     return ea is not None and eb is not None and extents_overlap(ea, eb)
 
 
-def assert_no_shared_memory(call: str, field: str, value: torch.Tensor,
-                            source: np.ndarray | torch.Tensor) -> None:
+def assert_no_shared_memory(
+    call: str, field: str, value: torch.Tensor, source: np.ndarray | torch.Tensor
+) -> None:
     if shares_memory(value, source):
         fail(f"{call}: {field} shares memory with its source array")

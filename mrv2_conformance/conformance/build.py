@@ -31,23 +31,26 @@ def synchronize(device: str) -> None:
 
 def local_buffers(target: Target, case: PcpCase, device: str) -> Any:
     """Rank-local buffers as upstream sizes them: a request yields <= 2 segments."""
-    return target.InputBuffers(2 * case.batch_case.max_num_reqs,
-                               case.batch_case.max_num_tokens, device)
+    return target.InputBuffers(
+        2 * case.batch_case.max_num_reqs, case.batch_case.max_num_tokens, device
+    )
 
 
 def partition_call(case: PcpCase, rank: int | str) -> str:
     return f"partition_batch(global_batch, {case.world_size}, {rank}, local_buffers)"
 
 
-def partition_ranks(target: Target, case: PcpCase, device: str
-                    ) -> tuple[Any, list[tuple[Any, Any]]]:
+def partition_ranks(
+    target: Target, case: PcpCase, device: str
+) -> tuple[Any, list[tuple[Any, Any]]]:
     """The target's global batch and every rank's (local batch, local buffers)."""
     global_batch = prepare(target, case.batch_case, device)[2]
     ranks = []
     for rank in range(case.world_size):
         buffers = local_buffers(target, case, device)
-        ranks.append((target.partition_batch(global_batch, case.world_size, rank, buffers),
-                      buffers))
+        ranks.append(
+            (target.partition_batch(global_batch, case.world_size, rank, buffers), buffers)
+        )
     return global_batch, ranks
 
 

@@ -36,16 +36,22 @@ class _AtRevision:
 
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._module, name)
-        return functools.partial(value, revision=self.CONTRACT_REVISION) \
-            if name in self._PCP else value
+        return (
+            functools.partial(value, revision=self.CONTRACT_REVISION)
+            if name in self._PCP
+            else value
+        )
 
 
 def reference_target(revision: str) -> Target:
     """What the target is compared with: the private copy of the reference, out of the
     target's reach (conformance/reference.py), never the ``impl`` a target can patch,
     at the contract revision the target claims."""
-    return Target(f"{REFERENCE} (revision {revision})",
-                  _AtRevision(private_reference(), revision), check_effects=False)
+    return Target(
+        f"{REFERENCE} (revision {revision})",
+        _AtRevision(private_reference(), revision),
+        check_effects=False,
+    )
 
 
 @dataclass
@@ -66,35 +72,48 @@ def run(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Outcome:
         return Outcome(error=exc)
 
 
-def assert_same_outcome(call: str, ref: Outcome, got: Outcome,
-                        missing_ids: Sequence[str] = ()) -> bool:
+def assert_same_outcome(
+    call: str, ref: Outcome, got: Outcome, missing_ids: Sequence[str] = ()
+) -> bool:
     """Both raised the same kind of error (True: nothing else to compare) or both
     returned (False). A KeyError must carry the reference's key, or, when several ids
     are missing, any one of them (the CONTRACT does not fix the lookup order)."""
     if ref.error is None and got.error is None:
         return False
     if ref.error is None or got.error is None:
-        raise ContractViolation([(f"{call}: the reference {ref.describe()}, the target "
-                                 f"{got.describe()}")])
+        raise ContractViolation(
+            [(f"{call}: the reference {ref.describe()}, the target {got.describe()}")]
+        )
     if type(got.error) is not type(ref.error):
-        raise ContractViolation([(
-            f"{call}: the reference raised {type(ref.error).__name__}({ref.error}), the "
-            f"target raised {type(got.error).__name__}({got.error})")])
+        raise ContractViolation(
+            [
+                (
+                    f"{call}: the reference raised {type(ref.error).__name__}({ref.error}), the "
+                    f"target raised {type(got.error).__name__}({got.error})"
+                )
+            ]
+        )
     if isinstance(ref.error, KeyError):
         allowed = [ref.error.args] + [(m,) for m in missing_ids]
         if got.error.args not in allowed:
-            raise ContractViolation([(
-                f"{call}: KeyError{got.error.args} from the target, KeyError"
-                f"{ref.error.args} from the reference (a missing request id)")])
+            raise ContractViolation(
+                [
+                    (
+                        f"{call}: KeyError{got.error.args} from the target, KeyError"
+                        f"{ref.error.args} from the reference (a missing request id)"
+                    )
+                ]
+            )
     return True
 
 
 def assert_same_field(call: str, field: str, ref: Any, got: Any) -> None:
     if isinstance(ref, (torch.Tensor, np.ndarray)):
-        if not (type(got) is type(ref) and got.dtype == ref.dtype
-                and got.shape == ref.shape):
-            return fail(f"{call}: {field} is {describe_kind(got)} on the target, "
-                        f"{describe_kind(ref)} on the reference")
+        if not (type(got) is type(ref) and got.dtype == ref.dtype and got.shape == ref.shape):
+            return fail(
+                f"{call}: {field} is {describe_kind(got)} on the target, "
+                f"{describe_kind(ref)} on the reference"
+            )
         if isinstance(ref, torch.Tensor) and got.device != ref.device:
             return fail(f"{call}: {field} is on {got.device}, the reference's on {ref.device}")
         assert_values(call, f"{field} (expected: the reference's)", got, ref)

@@ -23,14 +23,24 @@ from mrv2_conformance.conformance.frozen import Probe, Token, difference, freeze
 # The slot table's contract state (CONTRACT, Terms): what the suite reads of any
 # target's table. Backend-internal state (vLLM's next_prefill_tokens, which its
 # prepare_inputs writes) is not part of it.
-TABLE_STATE = ("req_id_to_index", "num_computed_tokens", "prefill_len",
-               "num_computed_prefill_tokens")
+TABLE_STATE = (
+    "req_id_to_index",
+    "num_computed_tokens",
+    "prefill_len",
+    "num_computed_prefill_tokens",
+)
 
 
 def table_state(table: Any) -> dict[str, Any]:
     """The contract state of a slot table, as its interface exposes it."""
-    return {name: (dict(getattr(table, name)) if name == "req_id_to_index"
-                   else np.asarray(getattr(table, name))) for name in TABLE_STATE}
+    return {
+        name: (
+            dict(getattr(table, name))
+            if name == "req_id_to_index"
+            else np.asarray(getattr(table, name))
+        )
+        for name in TABLE_STATE
+    }
 
 
 def _whole(value: Any) -> Any:
@@ -58,7 +68,8 @@ _TABLE = ReadOnly(1, "slot_table", table_state)
 
 CLAUSES: dict[str, Clause] = {
     "sort_batch_req_ids": Clause(
-        (ReadOnly(0, "num_tokens_per_req"), ReadOnly(1, "draft_tokens")), "nothing"),
+        (ReadOnly(0, "num_tokens_per_req"), ReadOnly(1, "draft_tokens")), "nothing"
+    ),
     "gather_batch_req_state": Clause((_STEP, _TABLE), "nothing"),
     "prepare_inputs": Clause((_STEP, _TABLE), "the input buffers"),
     "update_states": Clause((ReadOnly(0, "step"),), "the slot table"),
@@ -97,8 +108,11 @@ def checked(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
             if value is _MISSING:
                 continue
             cached = last.get(arg.name)
-            token = cached[1] if cached is not None and cached[0] is value and \
-                arg.view is _whole else freeze(arg.view(value))
+            token = (
+                cached[1]
+                if cached is not None and cached[0] is value and arg.view is _whole
+                else freeze(arg.view(value))
+            )
             before.append((arg, value, token))
         try:
             result = fn(*args, **kwargs)
@@ -114,8 +128,13 @@ def checked(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-def _compare(name: str, clause: Clause, before: list[tuple[ReadOnly, Any, Token]],
-             last: dict[str, tuple[Any, Token]], raised: BaseException | None = None) -> None:
+def _compare(
+    name: str,
+    clause: Clause,
+    before: list[tuple[ReadOnly, Any, Token]],
+    last: dict[str, tuple[Any, Token]],
+    raised: BaseException | None = None,
+) -> None:
     failures = []
     last.clear()
     for arg, value, frozen in before:
@@ -130,7 +149,8 @@ def _compare(name: str, clause: Clause, before: list[tuple[ReadOnly, Any, Token]
                 f"{name}() changed its argument {arg.name}, which it only reads (CONTRACT, "
                 f"'What each function reads and changes': it may change "
                 f"{clause.changes}){' before raising ' + type(raised).__name__ if raised else ''}"
-                f": {change}")
+                f": {change}"
+            )
     if failures:
         raise ContractViolation(failures) from raised
 
@@ -158,16 +178,25 @@ def hold(label: str, value: Any, buffers: Any) -> Held:
     from mrv2_conformance.conformance.fields import ARRAY_FIELDS
 
     views = {f.name for f in ARRAY_FIELDS if f.view}
-    persistent = [e for a in state.arrays({"buffers": buffers}).values()
-                  if (e := memory_extent(a)) is not None]
+    persistent = [
+        e
+        for a in state.arrays({"buffers": buffers}).values()
+        if (e := memory_extent(a)) is not None
+    ]
     skip = set()
-    items = vars(value).items() if hasattr(value, "__dict__") else \
-        [(s, getattr(value, s)) for cls in type(value).__mro__
-         for s in getattr(cls, "__slots__", ()) if hasattr(value, s)]
+    items = (
+        vars(value).items()
+        if hasattr(value, "__dict__")
+        else [
+            (s, getattr(value, s))
+            for cls in type(value).__mro__
+            for s in getattr(cls, "__slots__", ())
+            if hasattr(value, s)
+        ]
+    )
     for name, item in items:
         ext = memory_extent(item)
-        if name in views or (ext is not None and any(extents_overlap(ext, b)
-                                                     for b in persistent)):
+        if name in views or (ext is not None and any(extents_overlap(ext, b) for b in persistent)):
             skip.add(id(item))
     frozen_skip = frozenset(skip)
     probe = Probe(value, frozen_skip) if hasattr(value, "__dict__") else None
@@ -181,6 +210,8 @@ def change_since_held(held: Held) -> str | None:
     now = freeze(held.value, held.skip)
     if now == held.token:
         return None
-    return (f"{held.label} changed after it was returned (a later call wrote into it; "
-            f"only views of the buffers may change: CONTRACT, 'What each function reads "
-            f"and changes'): {difference(held.token, now, 'batch')}")
+    return (
+        f"{held.label} changed after it was returned (a later call wrote into it; "
+        f"only views of the buffers may change: CONTRACT, 'What each function reads "
+        f"and changes'): {difference(held.token, now, 'batch')}"
+    )

@@ -72,9 +72,13 @@ class Step:
         b = self.batch
         parts = [f"finished {sorted(b.finished_req_ids)!r}"] if b.finished_req_ids else []
         if b.scheduled_new_reqs:
-            parts.append("new " + ", ".join(f"{r.req_id!r}(prefill {r.prefill_len}, computed "
-                                             f"{r.num_computed_tokens})"
-                                             for r in b.scheduled_new_reqs))
+            parts.append(
+                "new "
+                + ", ".join(
+                    f"{r.req_id!r}(prefill {r.prefill_len}, computed {r.num_computed_tokens})"
+                    for r in b.scheduled_new_reqs
+                )
+            )
         if b.scheduled_cached_reqs:
             parts.append(f"running {b.scheduled_cached_reqs!r}")
         parts.append(f"scheduled {b.num_scheduled_tokens!r}")
@@ -110,37 +114,42 @@ class Engine:
 
     def fresh_id(self) -> str:
         self.named += 1
-        return make_fresh(self.deployment.ids.name(self.named - 1),
-                          {*self._taken(), *self.left})
+        return make_fresh(self.deployment.ids.name(self.named - 1), {*self._taken(), *self.left})
 
     def arrive(self, codes: bytes, count: int) -> list[Request]:
         """``count`` requests join the queue; each may reuse an id that left."""
         out = []
         for i in range(count):
-            size, mag_hi, mag_lo, context = codes[i * ARRIVAL_BYTES: (i + 1) * ARRIVAL_BYTES]
+            size, mag_hi, mag_lo, context = codes[i * ARRIVAL_BYTES : (i + 1) * ARRIVAL_BYTES]
             magnitude = mag_hi << 8 | mag_lo
             prefill = prompt_length(size, magnitude, self.max_model_len)
             reusable = [r for r in self.left if r not in self._taken()]
             if context >= 192 and reusable:  # an id that left comes back: mostly one
                 # of the two that left last, while batches with it are recent
-                req_id = reusable[-1 - magnitude % min(2, len(reusable))] if magnitude & 1 \
+                req_id = (
+                    reusable[-1 - magnitude % min(2, len(reusable))]
+                    if magnitude & 1
                     else reusable[magnitude % len(reusable)]
+                )
                 self.reached.add(ID_COMES_BACK)
             else:
                 req_id = self.fresh_id()
-            req = Request(req_id, prefill, computed_at_arrival(context, prefill, magnitude),
-                          came_back=req_id in self.left)
+            req = Request(
+                req_id,
+                prefill,
+                computed_at_arrival(context, prefill, magnitude),
+                came_back=req_id in self.left,
+            )
             self.waiting.append(req)
             out.append(req)
         # An id that comes back queues behind the requests it arrived with, so that one
         # of them, admitted first, takes the slot it left (LIFO) and it gets another.
         back = [r for r in out if r.came_back]
         if back and len(back) < len(out):
-            self.waiting[-len(out):] = [*(r for r in out if not r.came_back), *back]
+            self.waiting[-len(out) :] = [*(r for r in out if not r.came_back), *back]
         return out
 
-    def plan(self, plan: bytes, *, overfill: bool = False, missing: Sequence[str] = ()
-             ) -> Step:
+    def plan(self, plan: bytes, *, overfill: bool = False, missing: Sequence[str] = ()) -> Step:
         """The next step. ``overfill``: admit one request more than the free slots hold
         (the runner must refuse the step). ``missing``: ids to schedule that the table
         does not hold (the runner's ``prepare_inputs`` must raise ``KeyError``)."""
@@ -207,15 +216,18 @@ class Engine:
         if repeat is not None and num:
             admit = 0
         new: list[Request] = []
-        idle = [r for r in self.running.values() if r.req_id not in num
-                and r.req_id not in finished]
+        idle = [
+            r for r in self.running.values() if r.req_id not in num and r.req_id not in finished
+        ]
         if flags & 32 and idle and not overfill and repeat is None:
             # Streaming input: a running request's prompt grows; vLLM sends it as new
             # again, and the runner removes and re-adds it (F4).
             req = idle[pos_code % len(idle)]
-            again = Request(req.req_id, min(req.prefill_len + 1 + pos_code % 64,
-                                            max(self.max_model_len, req.prefill_len)),
-                            req.computed)
+            again = Request(
+                req.req_id,
+                min(req.prefill_len + 1 + pos_code % 64, max(self.max_model_len, req.prefill_len)),
+                req.computed,
+            )
             queue.insert(0, again)
             admit += 1
             self.reached.add(STREAMING_READD)
@@ -236,9 +248,12 @@ class Engine:
             items.insert((pos_code + m) % (len(items) + 1), (req_id, 1 + (flags >> 4) % 4))
         self._note_reached(num, drafts, rejected, finished, new)
         batch = SchedulerBatch(
-            dict(items), drafts, scheduled_new_reqs=[
-                NewRequest(r.req_id, r.prefill_len, r.computed) for r in new],
-            scheduled_cached_reqs=cached, finished_req_ids={*finished, *aborted, *unseen})
+            dict(items),
+            drafts,
+            scheduled_new_reqs=[NewRequest(r.req_id, r.prefill_len, r.computed) for r in new],
+            scheduled_cached_reqs=cached,
+            finished_req_ids={*finished, *aborted, *unseen},
+        )
         return Step(batch, new, finished, rejected, tuple(missing), aborted)
 
     def _repeat(self, pos_code: int) -> dict[str, tuple[int, int]] | None:
@@ -248,17 +263,25 @@ class Engine:
         fits = [c for c in self.compositions if all(r.req_id in running for r, _, _ in c)]
         # Those with a request that left and came back first: where a cache keyed by
         # the batch's ids would hand out the slot it had before.
-        returned = [c for c in fits if any(running[r.req_id] is not r
-                                           and running[r.req_id].came_back for r, _, _ in c)]
+        returned = [
+            c
+            for c in fits
+            if any(running[r.req_id] is not r and running[r.req_id].came_back for r, _, _ in c)
+        ]
         fits = returned or fits
         if not fits:
             return None
         self.reached.add(REPEAT)
         return {r.req_id: (n, k) for r, n, k in fits[pos_code % len(fits)]}
 
-    def _note_reached(self, num: dict[str, int], drafts: dict[str, list[int]],
-                      rejected: dict[str, int], finished: list[str],
-                      new: list[Request]) -> None:
+    def _note_reached(
+        self,
+        num: dict[str, int],
+        drafts: dict[str, list[int]],
+        rejected: dict[str, int],
+        finished: list[str],
+        new: list[Request],
+    ) -> None:
         if finished:
             self.reached.add(FINISHES)
         if any(drafts.values()):
@@ -308,6 +331,11 @@ class Engine:
             if req_id in self.running:
                 self.running[req_id].computed += n - step.rejected.get(req_id, 0)
         b = step.batch
-        self.compositions = [*self.compositions[-(MAX_COMPOSITIONS - 1):], tuple(
-            (self.running[r], n, b.num_drafts(r))
-            for r, n in b.num_scheduled_tokens.items() if r in self.running)]
+        self.compositions = [
+            *self.compositions[-(MAX_COMPOSITIONS - 1) :],
+            tuple(
+                (self.running[r], n, b.num_drafts(r))
+                for r, n in b.num_scheduled_tokens.items()
+                if r in self.running
+            ),
+        ]

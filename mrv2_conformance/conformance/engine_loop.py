@@ -168,11 +168,16 @@ class EngineLoopBase(RuleBasedStateMachine):
 
     def _side(self, impl: Target) -> Side:
         d, device = self.deployment, self.context.device
-        return Side(impl, self._call(impl.SlotTable, d.max_num_reqs),
-                    self._call(impl.InputBuffers, d.max_num_reqs, d.max_num_tokens, device),
-                    [self._call(impl.InputBuffers, 2 * d.max_num_reqs, d.max_num_tokens,
-                                device) for _ in range(d.pcp_world_size)
-                     if d.pcp_world_size > 1])
+        return Side(
+            impl,
+            self._call(impl.SlotTable, d.max_num_reqs),
+            self._call(impl.InputBuffers, d.max_num_reqs, d.max_num_tokens, device),
+            [
+                self._call(impl.InputBuffers, 2 * d.max_num_reqs, d.max_num_tokens, device)
+                for _ in range(d.pcp_world_size)
+                if d.pcp_world_size > 1
+            ],
+        )
 
     def _call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
         """A target call, with pytest-timeout's stop turned into the suite's (so
@@ -182,8 +187,9 @@ class EngineLoopBase(RuleBasedStateMachine):
             return fn(*args, **kwargs)
         except pytest.fail.Exception as exc:
             if is_timeout(exc):
-                raise TargetTimeout(f"target {self.context.target.name} did not return in "
-                                    f"time ({exc})") from None
+                raise TargetTimeout(
+                    f"target {self.context.target.name} did not return in time ({exc})"
+                ) from None
             raise
 
     def _run(self, fn: Any, *args: Any) -> Outcome:
@@ -192,8 +198,9 @@ class EngineLoopBase(RuleBasedStateMachine):
             return run(fn, *args)
         except pytest.fail.Exception as exc:
             if is_timeout(exc):
-                raise TargetTimeout(f"target {self.context.target.name} did not return in "
-                                    f"time ({exc})") from None
+                raise TargetTimeout(
+                    f"target {self.context.target.name} did not return in time ({exc})"
+                ) from None
             raise
 
     # --- rules -------------------------------------------------------------------------
@@ -231,21 +238,30 @@ class EngineLoopBase(RuleBasedStateMachine):
         self.steps += 1
         note(f"step {self.steps}: {call}")
         tables = [freeze(table_state(s.table)) for s in self.sides]
-        outs = [self._run(s.impl.make_dummy, num_reqs, num_tokens, s.buffers, max_query_len)
-                for s in self.sides]
+        outs = [
+            self._run(s.impl.make_dummy, num_reqs, num_tokens, s.buffers, max_query_len)
+            for s in self.sides
+        ]
         synchronize(self.context.device)
         got = outs[0]
         with self._checks():
             if got.error is not None:
                 fail(f"{call}: raised {type(got.error).__name__}: {got.error}")
             elif len(outs) == 2 and not assert_same_outcome(call, outs[1], got):
-                self._compare(call, outs[1].value, got.value,
-                              [f for f in BATCH_FIELDS if f != "req_ids"], slots=False)
+                self._compare(
+                    call,
+                    outs[1].value,
+                    got.value,
+                    [f for f in BATCH_FIELDS if f != "req_ids"],
+                    slots=False,
+                )
             for side, before in zip(self.sides, tables, strict=True):
                 change = difference(before, freeze(table_state(side.table)), "table")
                 if change:
-                    fail(f"{call}: the slot table changed (a dummy step reads and writes "
-                         f"none, CONTRACT F2): {change}")
+                    fail(
+                        f"{call}: the slot table changed (a dummy step reads and writes "
+                        f"none, CONTRACT F2): {change}"
+                    )
         if got.error is None:
             self._hold(f"step {self.steps}'s dummy batch", got.value, self.sides[0].buffers)
 
@@ -257,8 +273,7 @@ class EngineLoopBase(RuleBasedStateMachine):
         updated = [self._run(s.impl.update_states, step.batch, s.table) for s in self.sides]
         with self._checks():
             if updated[0].error is not None:
-                fail(f"{UPDATE_CALL}: raised {type(updated[0].error).__name__}: "
-                     f"{updated[0].error}")
+                fail(f"{UPDATE_CALL}: raised {type(updated[0].error).__name__}: {updated[0].error}")
             if len(updated) == 2:
                 assert_same_outcome(UPDATE_CALL, updated[1], updated[0])
         self._relabel_new(step)
@@ -271,8 +286,10 @@ class EngineLoopBase(RuleBasedStateMachine):
             self._step_that_raises(step)
             return
         dql = self.deployment.decode_query_len
-        outs = [self._run(s.impl.prepare_inputs, step.batch, s.table, s.buffers, dql)
-                for s in self.sides]
+        outs = [
+            self._run(s.impl.prepare_inputs, step.batch, s.table, s.buffers, dql)
+            for s in self.sides
+        ]
         synchronize(self.context.device)
         got = outs[0]
         with self._checks():
@@ -295,26 +312,38 @@ class EngineLoopBase(RuleBasedStateMachine):
         target = self.sides[0]
         state.fill_with_sentinels({"buffers": target.buffers})
         before = state.snapshot({"table": target.table, "buffers": target.buffers})
-        outs = [self._run(s.impl.prepare_inputs, step.batch, s.table, s.buffers, dql)
-                for s in self.sides]
+        outs = [
+            self._run(s.impl.prepare_inputs, step.batch, s.table, s.buffers, dql)
+            for s in self.sides
+        ]
         got = outs[0]
         with self._checks(diverges=True):
-            if not (type(got.error) is KeyError and len(got.error.args) == 1
-                    and got.error.args[0] in step.missing):
-                fail(f"{PREPARE_CALL}: scheduled {list(step.missing)!r}, which the table "
-                     f"does not hold; expected exactly KeyError({step.missing[0]!r}), got "
-                     f"{got.describe()} (CONTRACT F1.2, F4)")
+            if not (
+                type(got.error) is KeyError
+                and len(got.error.args) == 1
+                and got.error.args[0] in step.missing
+            ):
+                fail(
+                    f"{PREPARE_CALL}: scheduled {list(step.missing)!r}, which the table "
+                    f"does not hold; expected exactly KeyError({step.missing[0]!r}), got "
+                    f"{got.describe()} (CONTRACT F1.2, F4)"
+                )
             if len(outs) == 2:
                 assert_same_outcome(PREPARE_CALL, outs[1], got, step.missing)
-            state.assert_unchanged(f"{PREPARE_CALL} after its KeyError", before,
-                                   {"table": target.table, "buffers": target.buffers})
+            state.assert_unchanged(
+                f"{PREPARE_CALL} after its KeyError",
+                before,
+                {"table": target.table, "buffers": target.buffers},
+            )
 
     def _partition(self, step: Step, globals_: list[Any]) -> None:
         world = self.deployment.pcp_world_size
         for rank in range(world):
             call = f"partition_batch(global_batch, {world}, {rank}, rank_buffers[{rank}])"
-            outs = [self._run(s.impl.partition_batch, g, world, rank, s.rank_buffers[rank])
-                    for s, g in zip(self.sides, globals_, strict=True)]
+            outs = [
+                self._run(s.impl.partition_batch, g, world, rank, s.rank_buffers[rank])
+                for s, g in zip(self.sides, globals_, strict=True)
+            ]
             synchronize(self.context.device)
             got = outs[0]
             with self._checks():
@@ -324,8 +353,11 @@ class EngineLoopBase(RuleBasedStateMachine):
                     self._compare(call, outs[1].value, got.value, LOCAL_FIELDS)
                 if got.error is None:
                     self._check_rank(call, globals_[0], got.value, world, rank)
-            self._hold(f"step {self.steps}'s rank {rank} batch", got.value,
-                       self.sides[0].rank_buffers[rank])
+            self._hold(
+                f"step {self.steps}'s rank {rank} batch",
+                got.value,
+                self.sides[0].rank_buffers[rank],
+            )
 
     # --- checks --------------------------------------------------------------------------
 
@@ -348,10 +380,15 @@ class EngineLoopBase(RuleBasedStateMachine):
                 freed_at = self.freed_together.get(mapped)
                 if freed_at is None or self.freed_together.get(s) != freed_at:
                     expected = int(np.flatnonzero(self.relabel == s)[0])
-                    self.context.set_aside(ContractViolation([
-                        f"{UPDATE_CALL}: new request {req.req_id!r} got slot {t}; the free "
-                        f"list (last in, first out: CONTRACT Terms, F4) hands out slot "
-                        f"{expected} next (the reference's {s})"]))
+                    self.context.set_aside(
+                        ContractViolation(
+                            [
+                                f"{UPDATE_CALL}: new request {req.req_id!r} got slot {t}; the free "
+                                f"list (last in, first out: CONTRACT Terms, F4) hands out slot "
+                                f"{expected} next (the reference's {s})"
+                            ]
+                        )
+                    )
                 other = int(np.flatnonzero(self.relabel == s)[0])
                 self.relabel[t], self.relabel[other] = s, mapped
             self.freed_together.pop(s, None)
@@ -367,87 +404,129 @@ class EngineLoopBase(RuleBasedStateMachine):
         running = self.engine.running
         mapping = dict(table.req_id_to_index)
         if set(mapping) != set(running):
-            fail(f"the slot table holds {sorted(mapping)!r:.300}, the engine runs "
-                 f"{sorted(running)!r:.300} (CONTRACT F4)")
+            fail(
+                f"the slot table holds {sorted(mapping)!r:.300}, the engine runs "
+                f"{sorted(running)!r:.300} (CONTRACT F4)"
+            )
             return
         if not running:
             return
         ids = list(running)
         slots = np.array([mapping[r] for r in ids], dtype=np.intp)
-        if len(set(slots.tolist())) != len(slots) or slots.min() < 0 or \
-                slots.max() >= self.deployment.max_num_reqs:
-            fail(f"the slot table's slots {slots.tolist()} are not distinct slots in "
-                 f"[0, {self.deployment.max_num_reqs})")
+        if (
+            len(set(slots.tolist())) != len(slots)
+            or slots.min() < 0
+            or slots.max() >= self.deployment.max_num_reqs
+        ):
+            fail(
+                f"the slot table's slots {slots.tolist()} are not distinct slots in "
+                f"[0, {self.deployment.max_num_reqs})"
+            )
             return
         prefill = np.array([running[r].prefill_len for r in ids], dtype=np.int64)
         # What the runner was told: a running request the step does not schedule keeps
         # the count of its last scheduled step (vLLM's update_requests, F4).
         computed = np.array([running[r].told for r in ids], dtype=np.int64)
         where = "the slot table after the step's update"
-        assert_values(where, "prefill_len[slots of the running requests]",
-                      np.asarray(table.prefill_len)[slots], prefill)
-        assert_values(where, "num_computed_tokens[slots of the running requests]",
-                      np.asarray(table.num_computed_tokens)[slots], computed)
-        assert_values(where, "num_computed_prefill_tokens[slots of the running requests]",
-                      np.asarray(table.num_computed_prefill_tokens)[slots],
-                      np.minimum(computed, prefill))
+        assert_values(
+            where,
+            "prefill_len[slots of the running requests]",
+            np.asarray(table.prefill_len)[slots],
+            prefill,
+        )
+        assert_values(
+            where,
+            "num_computed_tokens[slots of the running requests]",
+            np.asarray(table.num_computed_tokens)[slots],
+            computed,
+        )
+        assert_values(
+            where,
+            "num_computed_prefill_tokens[slots of the running requests]",
+            np.asarray(table.num_computed_prefill_tokens)[slots],
+            np.minimum(computed, prefill),
+        )
 
     def _check_batch(self, step: Step, out: Any) -> None:
         """The batch against the engine's model (independent of the reference)."""
         device, batch = self.context.device, step.batch
         check_batch_layout(PREPARE_CALL, out, device)
-        order = oracle.spec_order(batch.num_scheduled_tokens, batch.scheduled_spec_decode_tokens,
-                                  self.deployment.decode_query_len)
+        order = oracle.spec_order(
+            batch.num_scheduled_tokens,
+            batch.scheduled_spec_decode_tokens,
+            self.deployment.decode_query_len,
+        )
         assert_equal(PREPARE_CALL, "req_ids", field(PREPARE_CALL, out, "req_ids"), order)
         mapping = self.sides[0].table.req_id_to_index
         counts = np.array([batch.num_scheduled_tokens[r] for r in order], dtype=np.int64)
-        computed = np.array([self.engine.running[r].computed for r in order],
-                            dtype=np.int64)
-        assert_values(PREPARE_CALL, "idx_mapping_np", out.idx_mapping_np,
-                      np.array([mapping[r] for r in order]))
+        computed = np.array([self.engine.running[r].computed for r in order], dtype=np.int64)
+        assert_values(
+            PREPARE_CALL,
+            "idx_mapping_np",
+            out.idx_mapping_np,
+            np.array([mapping[r] for r in order]),
+        )
         assert_values(PREPARE_CALL, "num_scheduled_tokens", out.num_scheduled_tokens, counts)
-        assert_values(PREPARE_CALL, "num_computed_tokens_np", out.num_computed_tokens_np,
-                      computed)
+        assert_values(PREPARE_CALL, "num_computed_tokens_np", out.num_computed_tokens_np, computed)
         assert_values(PREPARE_CALL, "seq_lens", out.seq_lens, computed + counts)
-        assert_values(PREPARE_CALL, "query_start_loc_np", out.query_start_loc_np,
-                      oracle.query_start_loc(counts.tolist()))
+        assert_values(
+            PREPARE_CALL,
+            "query_start_loc_np",
+            out.query_start_loc_np,
+            oracle.query_start_loc(counts.tolist()),
+        )
 
-    def _check_rank(self, call: str, global_batch: Any, out: Any, world: int,
-                    rank: int) -> None:
+    def _check_rank(self, call: str, global_batch: Any, out: Any, world: int, rank: int) -> None:
         """One rank's rows are F3's segments in the declared revision's order."""
         check_batch_layout(call, out, self.context.device)
         segs = oracle.pcp_rank_segments(
             np.asarray(global_batch.num_scheduled_tokens).tolist(),
             np.asarray(global_batch.num_computed_tokens_np).tolist(),
-            np.asarray(global_batch.is_prefilling_np).tolist(), world, rank,
-            self.context.target.revision)
+            np.asarray(global_batch.is_prefilling_np).tolist(),
+            world,
+            rank,
+            self.context.target.revision,
+        )
         if not segs:
             assert_equal(call, "num_tokens (a placeholder rank)", out.num_tokens, 0)
             return
-        assert_values(call, "local_to_global_batch_req_idx_np",
-                      out.local_to_global_batch_req_idx_np, [s[0] for s in segs])
-        assert_values(call, "num_computed_tokens_np (segment start positions)",
-                      out.num_computed_tokens_np, [s[1] for s in segs])
-        assert_values(call, "num_scheduled_tokens", out.num_scheduled_tokens,
-                      [s[2] for s in segs])
+        assert_values(
+            call,
+            "local_to_global_batch_req_idx_np",
+            out.local_to_global_batch_req_idx_np,
+            [s[0] for s in segs],
+        )
+        assert_values(
+            call,
+            "num_computed_tokens_np (segment start positions)",
+            out.num_computed_tokens_np,
+            [s[1] for s in segs],
+        )
+        assert_values(call, "num_scheduled_tokens", out.num_scheduled_tokens, [s[2] for s in segs])
 
-    def _compare(self, call: str, ref: Any, got: Any, names: list[str],
-                 slots: bool = True) -> None:
+    def _compare(self, call: str, ref: Any, got: Any, names: list[str], slots: bool = True) -> None:
         """Field by field, the target against the reference; slots in the reference's
         numbering (the relabelling above). A dummy's mapping holds rows, not slots."""
         for name in names:
             r, g = field(call, ref, name), field(call, got, name)
-            if slots and name in SLOT_FIELDS and isinstance(g, (np.ndarray, torch.Tensor)) and \
-                    isinstance(r, type(g)):
-                if getattr(g, "dtype", None) != getattr(r, "dtype", None) or \
-                        tuple(g.shape) != tuple(r.shape):
+            if (
+                slots
+                and name in SLOT_FIELDS
+                and isinstance(g, (np.ndarray, torch.Tensor))
+                and isinstance(r, type(g))
+            ):
+                if getattr(g, "dtype", None) != getattr(r, "dtype", None) or tuple(
+                    g.shape
+                ) != tuple(r.shape):
                     assert_same_field(call, name, r, g)  # names the dtype or shape
                     continue
                 values = g.detach().cpu().numpy() if isinstance(g, torch.Tensor) else g
-                assert_values(call, f"{name} (slots in the reference's numbering; "
-                              f"expected: the reference's)",
-                              self.relabel[np.asarray(values, dtype=np.intp)],
-                              r.cpu().numpy() if isinstance(r, torch.Tensor) else r)
+                assert_values(
+                    call,
+                    f"{name} (slots in the reference's numbering; expected: the reference's)",
+                    self.relabel[np.asarray(values, dtype=np.intp)],
+                    r.cpu().numpy() if isinstance(r, torch.Tensor) else r,
+                )
                 if isinstance(g, torch.Tensor) and g.device != r.device:
                     fail(f"{call}: {name} is on {g.device}, the reference's on {r.device}")
             else:
@@ -475,8 +554,7 @@ class UnknownIdsLoop(EngineLoopBase):
     """The ``unknown_ids`` life: steps, and steps naming an id the table lacks."""
 
     @rule(arrivals=arrival_codes, count=arrival_counts, plan=step_plans)
-    def step_naming_an_id_the_table_lacks(self, arrivals: bytes, count: int,
-                                          plan: bytes) -> None:
+    def step_naming_an_id_the_table_lacks(self, arrivals: bytes, count: int, plan: bytes) -> None:
         """A scheduled id that left earlier (or was never seen): the update applies,
         ``prepare_inputs`` raises ``KeyError`` and changes nothing, the run goes on."""
         if self.diverged:
@@ -515,21 +593,26 @@ class FullTableLoop(EngineLoopBase):
         outcomes = [self._run(s.impl.update_states, step.batch, s.table) for s in self.sides]
         with self._checks(diverges=True):
             if outcomes[0].error is None:
-                fail(f"{UPDATE_CALL}: the step adds {len(step.new)} requests to a table with "
-                     f"{self.engine.free_slots} free slots (after its finished ids "
-                     f"{sorted(step.finished)!r} leave); it must be refused (CONTRACT F4)")
+                fail(
+                    f"{UPDATE_CALL}: the step adds {len(step.new)} requests to a table with "
+                    f"{self.engine.free_slots} free slots (after its finished ids "
+                    f"{sorted(step.finished)!r} leave); it must be refused (CONTRACT F4)"
+                )
             if len(outcomes) == 2:
-                assert_same_outcome(UPDATE_CALL + " past a full table", outcomes[1],
-                                    outcomes[0])
+                assert_same_outcome(UPDATE_CALL + " past a full table", outcomes[1], outcomes[0])
             for side, snap in zip(self.sides, before, strict=True):
-                state.assert_unchanged(f"{side.impl.name}: {UPDATE_CALL}, refused", snap,
-                                       {"table": side.table})
+                state.assert_unchanged(
+                    f"{side.impl.name}: {UPDATE_CALL}, refused", snap, {"table": side.table}
+                )
 
 
 # Each life's rules are its class's: a life has no rule that it cannot run (Hypothesis'
 # swarm testing would otherwise spend runs with only such rules turned on).
 _LIVES: dict[str, type[EngineLoopBase]] = {
-    "steady": EngineLoopBase, "unknown_ids": UnknownIdsLoop, "full_table": FullTableLoop}
+    "steady": EngineLoopBase,
+    "unknown_ids": UnknownIdsLoop,
+    "full_table": FullTableLoop,
+}
 
 
 def machine(context: Context) -> type[EngineLoopBase]:

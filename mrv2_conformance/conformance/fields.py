@@ -53,8 +53,12 @@ ARRAY_FIELDS: tuple[ArrayField, ...] = (
 )
 
 SCALAR_FIELDS: dict[str, type] = {
-    "req_ids": list, "num_reqs": int, "num_tokens": int, "num_tokens_after_padding": int,
-    "num_draft_tokens": int, "has_prefill": bool,
+    "req_ids": list,
+    "num_reqs": int,
+    "num_tokens": int,
+    "num_tokens_after_padding": int,
+    "num_draft_tokens": int,
+    "has_prefill": bool,
 }
 
 # (device tensor, host twin)
@@ -88,8 +92,7 @@ def check_batch_layout(call: str, batch: Any, device: str) -> None:
     for name, typ in SCALAR_FIELDS.items():
         value = field(call, batch, name)
         if type(value) is not typ:
-            fail(f"{call}: {name} must be a {typ.__name__}, got {value!r} "
-                 f"({type(value).__name__})")
+            fail(f"{call}: {name} must be a {typ.__name__}, got {value!r} ({type(value).__name__})")
     if type(batch.req_ids) is list and not all(type(r) is str for r in batch.req_ids):
         fail(f"{call}: req_ids must hold str, got {[type(r).__name__ for r in batch.req_ids]}")
 
@@ -99,8 +102,9 @@ def field(call: str, batch: Any, name: str) -> Any:
     try:
         return getattr(batch, name)
     except AttributeError:
-        raise ContractViolation([(f"{call}: the batch ({type(batch).__qualname__}) has no "
-                                 f"field {name!r}")]) from None
+        raise ContractViolation(
+            [(f"{call}: the batch ({type(batch).__qualname__}) has no field {name!r}")]
+        ) from None
 
 
 def check_no_conversion_on_use(call: str, batch: Any) -> None:
@@ -109,11 +113,15 @@ def check_no_conversion_on_use(call: str, batch: Any) -> None:
     if not isinstance(idx_np, np.ndarray):
         return  # check_batch_layout names it
     if np.asarray(idx_np, dtype=np.intp) is not idx_np:
-        fail(f"{call}: np.asarray(idx_mapping_np, np.intp) made a copy "
-             f"(idx_mapping_np is {idx_np.dtype}, not intp)")
+        fail(
+            f"{call}: np.asarray(idx_mapping_np, np.intp) made a copy "
+            f"(idx_mapping_np is {idx_np.dtype}, not intp)"
+        )
     if torch.from_numpy(idx_np).dtype != torch.int64:
-        fail(f"{call}: torch.from_numpy(idx_mapping_np) is {torch.from_numpy(idx_np).dtype}, "
-             f"expected torch.int64")
+        fail(
+            f"{call}: torch.from_numpy(idx_mapping_np) is {torch.from_numpy(idx_np).dtype}, "
+            f"expected torch.int64"
+        )
     for name in ("idx_mapping", "expanded_idx_mapping", "logits_indices"):
         t = getattr(batch, name)
         if isinstance(t, torch.Tensor) and t.to(torch.int64) is not t:

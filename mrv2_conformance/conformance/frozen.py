@@ -27,8 +27,7 @@ import torch
 
 Token = tuple[Any, ...]
 _PLAIN = frozenset({type(None), bool, int, float, complex, str, bytes})
-_OPAQUE = (ModuleType, type, FunctionType, MethodType, torch.device, torch.dtype,
-           np.dtype)
+_OPAQUE = (ModuleType, type, FunctionType, MethodType, torch.device, torch.dtype, np.dtype)
 MAX_DEPTH = 6
 SKIPPED: Token = ("skipped",)
 
@@ -86,9 +85,17 @@ def freeze(value: Any, skip: Collection[int] = ()) -> Token:
             # a step): plain values inline, without a call each.
             attrs = getattr(v, "__dict__", None)
             if attrs is not None and tuple(attrs) == fields:
-                return ("object", t.__qualname__, fields, tuple([
-                    (tx, x) if (tx := type(x)) in _PLAIN else visit(x, depth + 1)
-                    for x in attrs.values()]))
+                return (
+                    "object",
+                    t.__qualname__,
+                    fields,
+                    tuple(
+                        [
+                            (tx, x) if (tx := type(x)) in _PLAIN else visit(x, depth + 1)
+                            for x in attrs.values()
+                        ]
+                    ),
+                )
         return _other(v, t, key, depth, visit)
 
     return visit(value, 0)
@@ -108,11 +115,19 @@ def _other(v: Any, t: type, key: int, depth: int, visit: Any) -> Token:
         return ("opaque", t.__qualname__, key)
     if isinstance(v, (dict, list, tuple)):  # subclasses (namedtuples, ...): generic
         items = list(v.items()) if isinstance(v, dict) else list(enumerate(v))
-        return ("container", t.__qualname__, tuple(repr(k) for k, _ in items),
-                tuple([visit(x, depth + 1) for _, x in items]))
+        return (
+            "container",
+            t.__qualname__,
+            tuple(repr(k) for k, _ in items),
+            tuple([visit(x, depth + 1) for _, x in items]),
+        )
     attrs = _attributes(v)
-    return ("object", t.__qualname__, tuple([n for n, _ in attrs]),
-            tuple([visit(x, depth + 1) for _, x in attrs]))
+    return (
+        "object",
+        t.__qualname__,
+        tuple([n for n, _ in attrs]),
+        tuple([visit(x, depth + 1) for _, x in attrs]),
+    )
 
 
 class Probe:
@@ -144,20 +159,28 @@ class Probe:
                 except (TypeError, RuntimeError):
                     view = None
                 if view is not None:
-                    self.arrays.append((x, view, x.shape, x.dtype, (x.data_ptr(), x.stride()),
-                                        view.tobytes()))
+                    self.arrays.append(
+                        (x, view, x.shape, x.dtype, (x.data_ptr(), x.stride()), view.tobytes())
+                    )
                     continue
             self.others.append((x, freeze(x)))
 
     def holds(self) -> bool:
         attrs = getattr(self.value, "__dict__", None)
-        if type(self.value) is not self.type or attrs is None or \
-                tuple(attrs) != self.names or tuple(map(id, attrs.values())) != self.ids:
+        if (
+            type(self.value) is not self.type
+            or attrs is None
+            or tuple(attrs) != self.names
+            or tuple(map(id, attrs.values())) != self.ids
+        ):
             return False
         for x, raw, shape, dtype, where, data in self.arrays:
-            if x.shape != shape or x.dtype != dtype or \
-                    (where is not None and (x.data_ptr(), x.stride()) != where) or \
-                    raw.tobytes() != data:
+            if (
+                x.shape != shape
+                or x.dtype != dtype
+                or (where is not None and (x.data_ptr(), x.stride()) != where)
+                or raw.tobytes() != data
+            ):
                 return False
         return all(freeze(x) == token for x, token in self.others)
 
@@ -215,8 +238,10 @@ def _array_change(before: Token, after: Token) -> str | None:
     if not len(diff):
         return "its bytes changed"
     i = int(diff[0])
-    return (f"changed at flat index {i}: {a[i].item()!r} -> {b[i].item()!r} "
-            f"({len(diff)} of {a.size} elements)")
+    return (
+        f"changed at flat index {i}: {a[i].item()!r} -> {b[i].item()!r} "
+        f"({len(diff)} of {a.size} elements)"
+    )
 
 
 def _numpy_dtype(name: str) -> np.dtype | None:
@@ -236,8 +261,11 @@ def difference(before: Token, after: Token, path: str = "") -> str | None:
         return f"{where} changed: {_describe(before)} -> {_describe(after)}"
     if kind in ("ndarray", "Tensor"):
         change = _array_change(before, after)
-        return f"{where} {change}" if change else \
-            f"{where} changed: {_describe(before)} -> {_describe(after)}"
+        return (
+            f"{where} {change}"
+            if change
+            else f"{where} changed: {_describe(before)} -> {_describe(after)}"
+        )
     if kind in (dict, list, tuple):
         plain = (before[-1] is not None, after[-1] is not None)
         if plain == (True, True):
@@ -256,17 +284,29 @@ def _plain_difference(where: str, kind: type, before: Token, after: Token) -> st
             if set(a) == set(b):
                 return f"{where}: the order of its keys changed: {list(a)} -> {list(b)}"
             gone, new = [k for k in a if k not in b], [k for k in b if k not in a]
-            return (f"{where}: keys {gone!r} removed, {new!r} added" if gone and new else
-                    f"{where}: keys {gone!r} removed" if gone else f"{where}: keys {new!r} added")
-        key = next(k for k, ta, tb in zip(a, before[2], after[2], strict=True)
-                   if a[k] != b[k] or ta is not tb)
+            return (
+                f"{where}: keys {gone!r} removed, {new!r} added"
+                if gone and new
+                else f"{where}: keys {gone!r} removed"
+                if gone
+                else f"{where}: keys {new!r} added"
+            )
+        key = next(
+            k
+            for k, ta, tb in zip(a, before[2], after[2], strict=True)
+            if a[k] != b[k] or ta is not tb
+        )
         return f"{where}[{key!r}] changed: {a[key]!r} -> {b[key]!r}"
     a, b = before[1], after[1]
     if len(a) != len(b):
-        return (f"{where} changed length: {len(a)} -> {len(b)} "
-                f"({list(a)!r:.120} -> {list(b)!r:.120})")
-    i = next(i for i, (x, y, tx, ty) in enumerate(zip(a, b, before[2], after[2], strict=True))
-             if x != y or tx is not ty)
+        return (
+            f"{where} changed length: {len(a)} -> {len(b)} ({list(a)!r:.120} -> {list(b)!r:.120})"
+        )
+    i = next(
+        i
+        for i, (x, y, tx, ty) in enumerate(zip(a, b, before[2], after[2], strict=True))
+        if x != y or tx is not ty
+    )
     return f"{where}[{i}] changed: {a[i]!r} -> {b[i]!r}"
 
 
@@ -280,10 +320,14 @@ def _nested_difference(path: str, where: str, before: Token, after: Token) -> st
         if kind is not dict and before[1] != after[1]:
             return f"{where} is now a {after[1]}, was a {before[1]}"
         if names_a != names_b:
-            return f"{where}: its {'attributes' if kind == 'object' else 'keys'} changed: " \
-                   f"{list(names_a)} -> {list(names_b)}"
+            return (
+                f"{where}: its {'attributes' if kind == 'object' else 'keys'} changed: "
+                f"{list(names_a)} -> {list(names_b)}"
+            )
+
         def sep(n: Any) -> str:
             return f".{n}" if kind == "object" else f"[{n!r}]" if kind is dict else f"[{n}]"
+
         for name, x, y in zip(names_a, before[at + 1], after[at + 1], strict=True):
             found = difference(x, y, f"{path}{sep(name)}")
             if found:

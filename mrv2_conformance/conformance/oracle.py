@@ -12,16 +12,20 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 
-def spec_sort_key(num: Mapping[str, int], drafts: Mapping[str, Sequence[int]],
-                  decode_query_len: int) -> Callable[[str], tuple[bool, bool, int]]:
+def spec_sort_key(
+    num: Mapping[str, int], drafts: Mapping[str, Sequence[int]], decode_query_len: int
+) -> Callable[[str], tuple[bool, bool, int]]:
     """F1.1's key: (no drafts, not a uniform decode, token count)."""
+
     def key(r: str) -> tuple[bool, bool, int]:
         return (not drafts.get(r), num[r] != decode_query_len, num[r])
+
     return key
 
 
-def spec_order(num: Mapping[str, int], drafts: Mapping[str, Sequence[int]],
-               decode_query_len: int) -> list[str]:
+def spec_order(
+    num: Mapping[str, int], drafts: Mapping[str, Sequence[int]], decode_query_len: int
+) -> list[str]:
     """F1.1 by insertion: a request goes after every earlier one whose key is <= its own."""
     key = spec_sort_key(num, drafts, decode_query_len)
     out: list[str] = []
@@ -37,8 +41,9 @@ def query_start_loc(counts: Sequence[int]) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(np.asarray(counts, dtype=np.int64))])
 
 
-def logits_layout(counts: Sequence[int], num_drafts: Sequence[int]
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def logits_layout(
+    counts: Sequence[int], num_drafts: Sequence[int]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(logits_indices, cu_num_logits, local_pos): each request samples its last
     1 + num_drafts positions."""
     qsl = query_start_loc(counts)
@@ -67,9 +72,14 @@ def pcp_row_key(revision: str, prefilling: bool, row: int, start: int) -> tuple[
     return (int(prefilling and start == 0), row, start)
 
 
-def pcp_rank_segments(counts: Sequence[int], computed: Sequence[int],
-                      prefilling: Sequence[bool], world_size: int,
-                      rank: int, revision: str) -> list[tuple[int, int, int]]:
+def pcp_rank_segments(
+    counts: Sequence[int],
+    computed: Sequence[int],
+    prefilling: Sequence[bool],
+    world_size: int,
+    rank: int,
+    revision: str,
+) -> list[tuple[int, int, int]]:
     """F3 layout for one rank as (global row, start position in request, tokens), in
     ``revision``'s row order."""
     segs = []

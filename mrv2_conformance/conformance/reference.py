@@ -65,8 +65,13 @@ def private_reference() -> ModuleType:
 
 def _identity(value: Any) -> Any:
     if isinstance(value, FunctionType):
-        return (id(value), id(value.__code__), id(value.__defaults__),
-                id(value.__kwdefaults__), id(value.__globals__))
+        return (
+            id(value),
+            id(value.__code__),
+            id(value.__defaults__),
+            id(value.__kwdefaults__),
+            id(value.__globals__),
+        )
     if isinstance(value, (dict, list, set)) and len(value) < 200:
         return (id(value), repr(value))
     return id(value)
@@ -90,34 +95,52 @@ class Fingerprint:
 
     def __init__(self) -> None:
         self.modules = self._watched()
-        self.values = {(label, k): v for label, m in self.modules.items()
-                       for k, v in _module_fingerprint(m).items()}
+        self.values = {
+            (label, k): v
+            for label, m in self.modules.items()
+            for k, v in _module_fingerprint(m).items()
+        }
 
     @staticmethod
     def _watched() -> dict[str, ModuleType]:
-        mods = {n: m for n, m in list(sys.modules.items())
-                if any(_in_package(n, p) for p in SUITE_PACKAGES)
-                and not n.rsplit(".", 1)[-1].startswith("test_")}
+        mods = {
+            n: m
+            for n, m in list(sys.modules.items())
+            if any(_in_package(n, p) for p in SUITE_PACKAGES)
+            and not n.rsplit(".", 1)[-1].startswith("test_")
+        }
         mods.update({f"{n} (private reference copy)": m for n, m in _private.items()})
         return mods
 
     def changes(self) -> list[str]:
         """What differs now: 'impl.gather.build_idx_mapping replaced', ..."""
-        now = {(label, k): v for label, m in self.modules.items()
-               for k, v in _module_fingerprint(m).items()}
+        now = {
+            (label, k): v
+            for label, m in self.modules.items()
+            for k, v in _module_fingerprint(m).items()
+        }
         out = []
         for key, value in self.values.items():
             if now.get(key, "<deleted>") != value:
-                out.append(f"{key[0]}.{key[1]} "
-                           f"{'deleted' if key not in now else 'replaced or changed'}")
+                out.append(
+                    f"{key[0]}.{key[1]} {'deleted' if key not in now else 'replaced or changed'}"
+                )
         out += [f"{label}.{name} added" for (label, name) in now.keys() - self.values.keys()]
         return out
 
 
 def import_suite_modules() -> None:
     """Every module of the suite the checks rely on, imported before the target."""
-    for name in ("impl", "strategies", "conformance.assertions", "conformance.build",
-                 "conformance.differential", "conformance.fields", "conformance.oracle",
-                 "conformance.state", "conformance.aliasing"):
+    for name in (
+        "impl",
+        "strategies",
+        "conformance.assertions",
+        "conformance.build",
+        "conformance.differential",
+        "conformance.fields",
+        "conformance.oracle",
+        "conformance.state",
+        "conformance.aliasing",
+    ):
         importlib.import_module(f"mrv2_conformance.{name}")
     private_reference()

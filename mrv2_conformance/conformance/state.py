@@ -43,8 +43,9 @@ def walk(roots: dict[str, Any]) -> Iterator[tuple[str, Any]]:
         elif _is_plain_container(value):
             if value:
                 yield path, value
-        elif depth >= _MAX_DEPTH or isinstance(value, (ModuleType, type, FunctionType,
-                                                      torch.device, torch.dtype)):
+        elif depth >= _MAX_DEPTH or isinstance(
+            value, (ModuleType, type, FunctionType, torch.device, torch.dtype)
+        ):
             return
         elif isinstance(value, dict):
             for k, v in value.items():
@@ -95,8 +96,9 @@ def snapshot(roots: dict[str, Any]) -> dict[str, _Saved]:
         if isinstance(value, (np.ndarray, torch.Tensor)):
             raw, dtype = _raw(value)
             device = value.device if isinstance(value, torch.Tensor) else "host"
-            snap[path] = _Saved(value, "array", (str(value.dtype), tuple(value.shape), device),
-                                raw, dtype)
+            snap[path] = _Saved(
+                value, "array", (str(value.dtype), tuple(value.shape), device), raw, dtype
+            )
         else:
             snap[path] = _Saved(value, "plain", (type(value).__name__,), _copy_plain(value))
     return snap
@@ -118,8 +120,10 @@ def assert_unchanged(call: str, before: dict[str, _Saved], roots: dict[str, Any]
     for path, saved in before.items():
         value = now.get(path)
         if value is not saved.obj:
-            fail(f"{call}: {path} was {'removed' if value is None else 'replaced'} "
-                 f"(must be unchanged)")
+            fail(
+                f"{call}: {path} was {'removed' if value is None else 'replaced'} "
+                f"(must be unchanged)"
+            )
             continue
         if saved.kind == "plain":
             after = _copy_plain(value)
@@ -137,9 +141,11 @@ def assert_unchanged(call: str, before: dict[str, _Saved], roots: dict[str, Any]
             i = int(rows[0])
             index = np.unravel_index(i, saved.layout[1]) if saved.layout[1] else ()
             where = index[0] if len(index) == 1 else tuple(int(x) for x in index)
-            fail(f"{call}: {path} changed at index {where} ({len(rows)} of {len(raw)} "
-                 f"elements; must be unchanged): {_element(saved.data, i, saved.dtype)!r} "
-                 f"-> {_element(raw, i, saved.dtype)!r}")
+            fail(
+                f"{call}: {path} changed at index {where} ({len(rows)} of {len(raw)} "
+                f"elements; must be unchanged): {_element(saved.data, i, saved.dtype)!r} "
+                f"-> {_element(raw, i, saved.dtype)!r}"
+            )
     added = [p for p, v in now.items() if p not in before]
     if added:
         fail(f"{call}: new state appeared (must be unchanged): {', '.join(added[:5])}")

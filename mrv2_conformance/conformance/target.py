@@ -15,8 +15,13 @@ from mrv2_conformance.contract import DEFAULT_REVISION, INTERFACE
 class Target:
     """A target module; a missing interface name fails the test that needs it."""
 
-    def __init__(self, name: str, module: ModuleType | Any | None,  # or module-like
-                 unavailable: str | None = None, check_effects: bool = True) -> None:
+    def __init__(
+        self,
+        name: str,
+        module: ModuleType | Any | None,  # or module-like
+        unavailable: str | None = None,
+        check_effects: bool = True,
+    ) -> None:
         self.name = name
         self.module = module
         self.unavailable = unavailable  # why it cannot run here; None when it can

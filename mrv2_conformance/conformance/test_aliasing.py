@@ -33,8 +33,9 @@ pytestmark = pytest.mark.aliasing
 
 
 # One step built into shared buffers: a real batch (with its own slot table) or a dummy.
-steps = st.one_of(batch_cases().map(lambda c: ("real", c)),
-                  dummy_sizes().map(lambda s: ("dummy", s)))
+steps = st.one_of(
+    batch_cases().map(lambda c: ("real", c)), dummy_sizes().map(lambda s: ("dummy", s))
+)
 
 
 def _needs(step: tuple[str, Any]) -> tuple[int, int]:
@@ -72,14 +73,18 @@ def test_reused_buffers_keep_fresh_arrays_and_move_views(target, device, first, 
         for name, value in fresh.items():
             shared = [o for o, other in b_arrays.items() if shares_memory(value, other)]
             if shared:
-                fail(f"{call}: the first batch's {name} shares memory with the second "
-                     f"batch's {', '.join(shared)} (it must be fresh)")
+                fail(
+                    f"{call}: the first batch's {name} shares memory with the second "
+                    f"batch's {', '.join(shared)} (it must be fresh)"
+                )
         # Views follow the buffer: the first batch's view now shows the second's values.
         for name in views & b_arrays.keys() & batch_arrays(a).keys():
             av, bv = getattr(a, name), getattr(b, name)
             if not shares_memory(av, bv):
-                fail(f"{call}: the first batch's {name} does not share memory with the "
-                     f"second's (a view of the persistent buffer must follow it)")
+                fail(
+                    f"{call}: the first batch's {name} does not share memory with the "
+                    f"second's (a view of the persistent buffer must follow it)"
+                )
                 continue
             k = min(len(av), len(bv))
             assert_values(call, f"first batch's {name}[:{k}] vs second batch's", av[:k], bv[:k])

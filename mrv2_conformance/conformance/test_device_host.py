@@ -51,27 +51,51 @@ def check_twins(call: str, batch, device: str, buffers, table=None, others=None)
 def _check_twins(call: str, batch, device: str) -> None:
     for dev_name, host_name in DEVICE_TWINS:
         host = getattr(batch, host_name)
-        assert_device_tensor(call, dev_name, getattr(batch, dev_name),
-                             torch.from_numpy(np.asarray(host)).dtype, device, host.shape)
-        assert_values(call, f"{dev_name} vs its host twin {host_name}",
-                      getattr(batch, dev_name), host)
+        assert_device_tensor(
+            call,
+            dev_name,
+            getattr(batch, dev_name),
+            torch.from_numpy(np.asarray(host)).dtype,
+            device,
+            host.shape,
+        )
+        assert_values(
+            call, f"{dev_name} vs its host twin {host_name}", getattr(batch, dev_name), host
+        )
     seq_lens_host = batch.num_computed_tokens_np + batch.num_scheduled_tokens
-    assert_values(call, "seq_lens vs num_computed_tokens_np + num_scheduled_tokens",
-                  batch.seq_lens, seq_lens_host)
+    assert_values(
+        call,
+        "seq_lens vs num_computed_tokens_np + num_scheduled_tokens",
+        batch.seq_lens,
+        seq_lens_host,
+    )
     qsl = np.asarray(batch.query_start_loc_np, dtype=np.int64)
     cu = np.asarray(batch.cu_num_logits_np, dtype=np.int64)
     per_req = np.diff(cu)
     # Each request's logits are its last (logits count) tokens.
     ends = np.repeat(qsl[1:], per_req)
     local = np.arange(int(cu[-1])) - np.repeat(cu[:-1], per_req)
-    assert_values(call, "logits_indices vs query_start_loc_np/cu_num_logits_np",
-                  batch.logits_indices, ends - np.repeat(per_req, per_req) + local)
+    assert_values(
+        call,
+        "logits_indices vs query_start_loc_np/cu_num_logits_np",
+        batch.logits_indices,
+        ends - np.repeat(per_req, per_req) + local,
+    )
     if batch.num_draft_tokens == 0:
-        assert_same_object(call, "expanded_idx_mapping", batch.expanded_idx_mapping,
-                           "idx_mapping", batch.idx_mapping)
+        assert_same_object(
+            call,
+            "expanded_idx_mapping",
+            batch.expanded_idx_mapping,
+            "idx_mapping",
+            batch.idx_mapping,
+        )
     else:
-        assert_values(call, "expanded_idx_mapping vs idx_mapping_np repeated per logit",
-                      batch.expanded_idx_mapping, np.repeat(batch.idx_mapping_np, per_req))
+        assert_values(
+            call,
+            "expanded_idx_mapping vs idx_mapping_np repeated per logit",
+            batch.expanded_idx_mapping,
+            np.repeat(batch.idx_mapping_np, per_req),
+        )
 
 
 @given(case=batch_cases())
@@ -96,8 +120,7 @@ def test_make_dummy_device_twins(target, device, sizes):
 def test_partition_batch_device_twins(target, case, device):
     """Also: a local batch's fresh arrays share no memory with the global batch's."""
     global_batch, ranks = partition_ranks(target, case, device)
-    global_arrays = extents({f"global batch {k}": v
-                             for k, v in batch_arrays(global_batch).items()})
+    global_arrays = extents({f"global batch {k}": v for k, v in batch_arrays(global_batch).items()})
     for rank, (out, buffers) in enumerate(ranks):
         check_twins(partition_call(case, rank), out, device, buffers, others=global_arrays)
 
@@ -117,22 +140,35 @@ def _check_device_gathers(table, out, device: str) -> None:
         host = np.asarray(getattr(table, name))
         on_device = torch.from_numpy(host).to(device)
         expected = host[out.idx_mapping_np]
-        assert_values(PREPARE_CALL, f"{name}[idx_mapping] on {device} vs host",
-                      on_device[out.idx_mapping], expected)
-        assert_values(PREPARE_CALL, f"index_select({name}, idx_mapping) on {device} vs host",
-                      torch.index_select(on_device, 0, out.idx_mapping), expected)
+        assert_values(
+            PREPARE_CALL,
+            f"{name}[idx_mapping] on {device} vs host",
+            on_device[out.idx_mapping],
+            expected,
+        )
+        assert_values(
+            PREPARE_CALL,
+            f"index_select({name}, idx_mapping) on {device} vs host",
+            torch.index_select(on_device, 0, out.idx_mapping),
+            expected,
+        )
 
 
 @given(x=copy_sources, as_tensor=st.booleans(), into_out=st.booleans())
 def test_async_copy_to_gpu_is_a_snapshot(target, device, x, as_tensor, into_out):
     """Equal to x once synchronised, not aliasing it, returns out when given."""
     src = torch.from_numpy(x.copy()) if as_tensor else x.copy()
-    call = (f"async_copy_to_gpu(x{' as a CPU tensor' if as_tensor else ''}, "
-            f"{'out=out' if into_out else f'device={device!r}'})")
+    call = (
+        f"async_copy_to_gpu(x{' as a CPU tensor' if as_tensor else ''}, "
+        f"{'out=out' if into_out else f'device={device!r}'})"
+    )
     dtype = torch.from_numpy(x).dtype
     out = torch.empty(x.shape, dtype=dtype, device=device) if into_out else None
-    result = (target.async_copy_to_gpu(src, out=out) if into_out
-              else target.async_copy_to_gpu(src, device=device))
+    result = (
+        target.async_copy_to_gpu(src, out=out)
+        if into_out
+        else target.async_copy_to_gpu(src, device=device)
+    )
     if into_out:
         assert_same_object(call, "result", result, "out", out)
     synchronize(device)

@@ -47,8 +47,15 @@ pytestmark = pytest.mark.differential
 
 # Arrays first: their dtypes are what the contract is about.
 BATCH_FIELDS = [*(f.name for f in ARRAY_FIELDS), *SCALAR_FIELDS]
-GATHER_FIELDS = ["req_ids", "num_scheduled_tokens", "idx_mapping_np", "prefill_len_np",
-                 "num_computed_prefill_tokens_np", "is_prefilling_np", "has_prefill"]
+GATHER_FIELDS = [
+    "req_ids",
+    "num_scheduled_tokens",
+    "idx_mapping_np",
+    "prefill_len_np",
+    "num_computed_prefill_tokens_np",
+    "is_prefilling_np",
+    "has_prefill",
+]
 LOCAL_FIELDS = [*BATCH_FIELDS, "local_to_global_batch_req_idx_np"]
 
 
@@ -67,8 +74,15 @@ def test_sort_matches_reference(target, reference, case):
     num = case.num_scheduled_tokens if isinstance(case, BatchCase) else case.num_tokens_per_req
     drafts = case.draft_tokens
     call = f"sort_batch_req_ids({num!r}, {drafts!r}, {case.decode_query_len})"
-    ref, got = (run(t.sort_batch_req_ids, dict(num), {k: list(v) for k, v in drafts.items()},
-                    case.decode_query_len) for t in (reference, target))
+    ref, got = (
+        run(
+            t.sort_batch_req_ids,
+            dict(num),
+            {k: list(v) for k, v in drafts.items()},
+            case.decode_query_len,
+        )
+        for t in (reference, target)
+    )
     if not assert_same_outcome(call, ref, got):
         assert_same_field(call, "order", ref.value, got.value)
 
@@ -84,28 +98,36 @@ def test_slot_table_matches_reference(target, reference, history):
         if not assert_same_outcome(call, ref, got):
             assert_same_field(call, "returned slot", ref.value, got.value)
     ref_table, table = tables
-    assert_same_field("after the history", "req_id_to_index", dict(ref_table.req_id_to_index),
-                      dict(table.req_id_to_index))
+    assert_same_field(
+        "after the history",
+        "req_id_to_index",
+        dict(ref_table.req_id_to_index),
+        dict(table.req_id_to_index),
+    )
     live = np.array(sorted(ref_table.req_id_to_index.values()), dtype=np.intp)
     for name in TABLE_ARRAYS:
-        assert_same_field("after the history", f"{name}[live slots]",
-                          np.asarray(getattr(ref_table, name))[live],
-                          np.asarray(getattr(table, name))[live])
+        assert_same_field(
+            "after the history",
+            f"{name}[live slots]",
+            np.asarray(getattr(ref_table, name))[live],
+            np.asarray(getattr(table, name))[live],
+        )
 
 
 @given(case=batches_and_missing_ids)
 @production_examples
 def test_gather_matches_reference(target, reference, case):
-    ref, got = (run(t.gather_batch_req_state, case.batch(), case.build_table(t),
-                    case.decode_query_len) for t in (reference, target))
+    ref, got = (
+        run(t.gather_batch_req_state, case.batch(), case.build_table(t), case.decode_query_len)
+        for t in (reference, target)
+    )
     if not assert_same_outcome(GATHER_CALL, ref, got, case.missing_ids):
         assert_same_fields(GATHER_CALL, ref.value, got.value, GATHER_FIELDS)
 
 
 def _prepare(t: Target, case: BatchCase, device: str) -> Outcome:
     buffers = t.InputBuffers(case.max_num_reqs, case.max_num_tokens, device)
-    return run(t.prepare_inputs, case.batch(), case.build_table(t), buffers,
-               case.decode_query_len)
+    return run(t.prepare_inputs, case.batch(), case.build_table(t), buffers, case.decode_query_len)
 
 
 @given(case=batches_and_missing_ids)
@@ -122,14 +144,20 @@ def test_make_dummy_matches_reference(target, reference, sizes, device):
     """Every field but the (made-up) request ids, of which only the count matters."""
     num_reqs, num_tokens, max_query_len = sizes
     call = f"make_dummy({num_reqs}, {num_tokens}, buffers, max_query_len={max_query_len})"
-    ref, got = (run(t.make_dummy, num_reqs, num_tokens,
-                    t.InputBuffers(num_reqs, num_tokens, device), max_query_len)
-                for t in (reference, target))
+    ref, got = (
+        run(
+            t.make_dummy,
+            num_reqs,
+            num_tokens,
+            t.InputBuffers(num_reqs, num_tokens, device),
+            max_query_len,
+        )
+        for t in (reference, target)
+    )
     synchronize(device)
     if not assert_same_outcome(call, ref, got):
         assert_same_field(call, "len(req_ids)", len(ref.value.req_ids), len(got.value.req_ids))
-        assert_same_fields(call, ref.value, got.value,
-                           [f for f in BATCH_FIELDS if f != "req_ids"])
+        assert_same_fields(call, ref.value, got.value, [f for f in BATCH_FIELDS if f != "req_ids"])
 
 
 @given(x=copy_sources)
@@ -148,22 +176,38 @@ def test_partition_matches_reference(target, reference, case, device):
     globals_ = [_prepare(t, case.batch_case, device).value for t in (reference, target)]
     for rank in range(case.world_size):
         call = partition_call(case, rank)
-        ref, got = (run(t.partition_batch, g, case.world_size, rank,
-                        local_buffers(t, case, device))
-                    for t, g in zip((reference, target), globals_, strict=False))
+        ref, got = (
+            run(t.partition_batch, g, case.world_size, rank, local_buffers(t, case, device))
+            for t, g in zip((reference, target), globals_, strict=False)
+        )
         synchronize(device)
         if not assert_same_outcome(call, ref, got):
             assert_same_fields(call, ref.value, got.value, LOCAL_FIELDS)
     call = f"build_pcp_layout(global_batch, {case.world_size})"
-    ref, got = (run(t.build_pcp_layout, g, case.world_size)
-                for t, g in zip((reference, target), globals_, strict=False))
+    ref, got = (
+        run(t.build_pcp_layout, g, case.world_size)
+        for t, g in zip((reference, target), globals_, strict=False)
+    )
     if not assert_same_outcome(call, ref, got):
-        assert_same_field(call, "segments_by_rank (global row, global start, tokens, start pos)",
-                          _segments(ref.value), _segments(got.value))
-        assert_same_fields(call, ref.value, got.value,
-                           ["per_rank_num_tokens", "padded_num_tokens", "hidden_restore_idx"])
+        assert_same_field(
+            call,
+            "segments_by_rank (global row, global start, tokens, start pos)",
+            _segments(ref.value),
+            _segments(got.value),
+        )
+        assert_same_fields(
+            call,
+            ref.value,
+            got.value,
+            ["per_rank_num_tokens", "padded_num_tokens", "hidden_restore_idx"],
+        )
 
 
 def _segments(layout) -> list[list[tuple[int, int, int, int]]]:
-    return [[(int(s.global_req_idx), int(s.global_start), int(s.num_tokens), int(s.start_pos))
-             for s in rank] for rank in layout.segments_by_rank]
+    return [
+        [
+            (int(s.global_req_idx), int(s.global_start), int(s.num_tokens), int(s.start_pos))
+            for s in rank
+        ]
+        for rank in layout.segments_by_rank
+    ]

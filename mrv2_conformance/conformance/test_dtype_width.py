@@ -34,16 +34,17 @@ from mrv2_conformance.strategies import (
 
 pytestmark = pytest.mark.dtype_width
 
+
 @given(case=batch_cases())
 @production_examples
 def test_gather_dtypes(target, case):
-    out = target.gather_batch_req_state(case.batch(), case.build_table(target),
-                                        case.decode_query_len)
+    out = target.gather_batch_req_state(
+        case.batch(), case.build_table(target), case.decode_query_len
+    )
     n = (len(case.num_scheduled_tokens),)
     with every_failure():
         assert_host_array(GATHER_CALL, "idx_mapping_np", out.idx_mapping_np, np.intp, n)
-        for name in ("num_scheduled_tokens", "prefill_len_np",
-                     "num_computed_prefill_tokens_np"):
+        for name in ("num_scheduled_tokens", "prefill_len_np", "num_computed_prefill_tokens_np"):
             # Gathered arrays keep their source dtype, not the index dtype.
             assert_host_array(GATHER_CALL, name, getattr(out, name), np.int32, n)
         assert_host_array(GATHER_CALL, "is_prefilling_np", out.is_prefilling_np, np.bool_, n)
@@ -84,15 +85,19 @@ def test_partition_batch_dtypes(target, case, device):
             check_batch_layout(call, out, device)
             check_no_conversion_on_use(call, out)
             l2g = out.local_to_global_batch_req_idx_np
-            assert_host_array(call, "local_to_global_batch_req_idx_np", l2g, np.intp,
-                              (out.num_reqs,))
+            assert_host_array(
+                call, "local_to_global_batch_req_idx_np", l2g, np.intp, (out.num_reqs,)
+            )
             if np.asarray(l2g, dtype=np.intp) is not l2g:
-                fail(f"{call}: np.asarray(local_to_global_batch_req_idx_np, np.intp) "
-                     "made a copy")
+                fail(f"{call}: np.asarray(local_to_global_batch_req_idx_np, np.intp) made a copy")
 
 
-@given(x=hnp.arrays(st.sampled_from([np.intp, np.int32, np.int64, np.bool_]),
-                    hnp.array_shapes(max_dims=1, min_side=0, max_side=32)))
+@given(
+    x=hnp.arrays(
+        st.sampled_from([np.intp, np.int32, np.int64, np.bool_]),
+        hnp.array_shapes(max_dims=1, min_side=0, max_side=32),
+    )
+)
 def test_async_copy_to_gpu_keeps_dtype(target, device, x):
     """numpy -> torch.from_numpy dtype: intp -> int64, int32 -> int32, bool -> bool."""
     call = f"async_copy_to_gpu(x, device={device!r})"

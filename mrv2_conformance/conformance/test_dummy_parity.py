@@ -61,8 +61,9 @@ def _check_dummy_values(call, out, num_reqs, num_tokens, max_query_len) -> None:
         fail(f"{call}: a request has {max(out.num_scheduled_tokens)} tokens > max_query_len")
     assert_values(call, "idx_mapping_np", out.idx_mapping_np, np.arange(num_reqs))
     assert_values(call, "idx_mapping", out.idx_mapping, np.arange(num_reqs))
-    assert_same_object(call, "expanded_idx_mapping", out.expanded_idx_mapping,
-                       "idx_mapping", out.idx_mapping)
+    assert_same_object(
+        call, "expanded_idx_mapping", out.expanded_idx_mapping, "idx_mapping", out.idx_mapping
+    )
     assert_values(call, "expanded_local_pos", out.expanded_local_pos, np.zeros(num_reqs))
     assert_values(call, "seq_lens", out.seq_lens, split)
     assert_values(call, "query_start_loc_np", out.query_start_loc_np, qsl)
@@ -75,7 +76,8 @@ def _check_dummy_values(call, out, num_reqs, num_tokens, max_query_len) -> None:
 
 bad_sizes = st.one_of(
     st.tuples(st.integers(-3, 0), st.integers(-3, 12)),
-    st.integers(1, 12).flatmap(lambda r: st.tuples(st.just(r), st.integers(-3, r - 1))))
+    st.integers(1, 12).flatmap(lambda r: st.tuples(st.just(r), st.integers(-3, r - 1))),
+)
 
 
 @given(sizes=bad_sizes)
@@ -84,9 +86,19 @@ def test_make_dummy_rejects_bad_sizes(target, sizes):
     num_reqs, num_tokens = sizes
     call = f"make_dummy({num_reqs}, {num_tokens}, buffers)"
     buffers = target.InputBuffers(16, 16, "cpu")
-    assert_raises(call, ValueError, target.make_dummy, num_reqs, num_tokens, buffers,
-                  match=lambda e: None if str(num_reqs) in str(e) and str(num_tokens) in str(e)
-                  else "does not name both numbers")
+    assert_raises(
+        call,
+        ValueError,
+        target.make_dummy,
+        num_reqs,
+        num_tokens,
+        buffers,
+        match=lambda e: (
+            None
+            if str(num_reqs) in str(e) and str(num_tokens) in str(e)
+            else "does not name both numbers"
+        ),
+    )
 
 
 @given(num_reqs=st.integers(1, 8), extra=st.integers(1, 40), data=st.data())
@@ -97,9 +109,16 @@ def test_make_dummy_rejects_a_query_over_max_query_len(target, num_reqs, extra, 
     max_query_len = data.draw(st.integers(1, longest - 1), label="max_query_len")
     call = f"make_dummy({num_reqs}, {num_tokens}, buffers, max_query_len={max_query_len})"
     buffers = target.InputBuffers(num_reqs, num_tokens, "cpu")
-    assert_raises(call, ValueError, target.make_dummy, num_reqs, num_tokens, buffers,
-                  max_query_len, match=lambda e: None if str(max_query_len) in str(e)
-                  else "does not name max_query_len")
+    assert_raises(
+        call,
+        ValueError,
+        target.make_dummy,
+        num_reqs,
+        num_tokens,
+        buffers,
+        max_query_len,
+        match=lambda e: None if str(max_query_len) in str(e) else "does not name max_query_len",
+    )
 
 
 @given(case=batch_cases(), sizes=dummy_sizes())
@@ -110,8 +129,9 @@ def test_make_dummy_touches_no_slot_table(target, device, case, sizes):
     before = state.snapshot({"table": table})
     buffers = target.InputBuffers(num_reqs, num_tokens, device)
     target.make_dummy(num_reqs, num_tokens, buffers, max_query_len)
-    state.assert_unchanged(f"make_dummy({num_reqs}, {num_tokens}, buffers)", before,
-                           {"table": table})
+    state.assert_unchanged(
+        f"make_dummy({num_reqs}, {num_tokens}, buffers)", before, {"table": table}
+    )
 
 
 @given(case=batch_cases(kinds=NO_DRAFTS))
@@ -127,12 +147,14 @@ def test_dummy_and_real_batches_have_the_same_form(target, device, case):
         for name in [*SCALAR_FIELDS, *(f.name for f in ARRAY_FIELDS)]:
             d, r = describe_field(getattr(dummy, name)), describe_field(getattr(real, name))
             if d != r:
-                fail(f"{call}: field {name} differs in form: dummy is {d}, real is {r} "
-                     f"(type, dtype, device, rank, shape)")
+                fail(
+                    f"{call}: field {name} differs in form: dummy is {d}, real is {r} "
+                    f"(type, dtype, device, rank, shape)"
+                )
         if (dummy.expanded_idx_mapping is dummy.idx_mapping) != (
-                real.expanded_idx_mapping is real.idx_mapping):
-            fail(f"{call}: expanded_idx_mapping aliases idx_mapping in one batch but not "
-                 "the other")
+            real.expanded_idx_mapping is real.idx_mapping
+        ):
+            fail(f"{call}: expanded_idx_mapping aliases idx_mapping in one batch but not the other")
 
 
 @given(case=batch_cases(), sizes=dummy_sizes())
@@ -140,11 +162,13 @@ def test_real_batch_after_dummy_equals_fresh_real_batch(target, device, case, si
     """No stale buffer contents leak from a dummy into the next real batch."""
     num_reqs, num_tokens, max_query_len = sizes
     fresh = prepare(target, case, device)[2]
-    buffers = target.InputBuffers(max(num_reqs, case.max_num_reqs),
-                                  max(num_tokens, case.max_num_tokens), device)
+    buffers = target.InputBuffers(
+        max(num_reqs, case.max_num_reqs), max(num_tokens, case.max_num_tokens), device
+    )
     target.make_dummy(num_reqs, num_tokens, buffers, max_query_len)
-    after = target.prepare_inputs(case.batch(), case.build_table(target), buffers,
-                                  case.decode_query_len)
+    after = target.prepare_inputs(
+        case.batch(), case.build_table(target), buffers, case.decode_query_len
+    )
     synchronize(device)
     call = f"{PREPARE_CALL} after make_dummy({num_reqs}, {num_tokens})"
     with every_failure():
@@ -152,5 +176,3 @@ def test_real_batch_after_dummy_equals_fresh_real_batch(target, device, case, si
             assert_equal(call, name, getattr(after, name), getattr(fresh, name))
         for f in ARRAY_FIELDS:
             assert_values(call, f.name, getattr(after, f.name), getattr(fresh, f.name))
-
-

@@ -36,7 +36,8 @@ def _changed(label: str, before, value) -> None:
     change = difference(before, freeze(value), label)
     assert change is None, (
         f"after update_states, sort_batch_req_ids, gather_batch_req_state, prepare_inputs "
-        f"and partition_batch: {change} (every function only reads it)")
+        f"and partition_batch: {change} (every function only reads it)"
+    )
 
 
 @third_budget
@@ -45,12 +46,12 @@ def test_a_step_and_a_global_batch_are_only_read(target, device, case: StepCase)
     step = case.step()
     before = freeze(step)
     table = case.build_table(target)
-    buffers = target.InputBuffers(max(case.max_num_reqs, len(case.num_scheduled_tokens)),
-                                  case.max_num_tokens, device)
+    buffers = target.InputBuffers(
+        max(case.max_num_reqs, len(case.num_scheduled_tokens)), case.max_num_tokens, device
+    )
     dql = case.decode_query_len
     target.update_states(step, table)
-    target.sort_batch_req_ids(step.num_scheduled_tokens, step.scheduled_spec_decode_tokens,
-                              dql)
+    target.sort_batch_req_ids(step.num_scheduled_tokens, step.scheduled_spec_decode_tokens, dql)
     target.gather_batch_req_state(step, table, dql)
     batch = target.prepare_inputs(step, table, buffers, dql)
     synchronize(device)
@@ -72,8 +73,11 @@ def test_a_batch_keeps_its_values_while_the_buffers_serve_on(target, device, cas
     after it, change no value of the first batch but its views of the buffers."""
     num_reqs, num_tokens, max_query_len = sizes
     table = case.build_table(target)
-    buffers = target.InputBuffers(max(case.max_num_reqs, len(case.num_scheduled_tokens),
-                                      num_reqs), max(case.max_num_tokens, num_tokens), device)
+    buffers = target.InputBuffers(
+        max(case.max_num_reqs, len(case.num_scheduled_tokens), num_reqs),
+        max(case.max_num_tokens, num_tokens),
+        device,
+    )
     dql = case.decode_query_len
     target.update_states(case.step(), table)
     first = target.prepare_inputs(case.step(), table, buffers, dql)
@@ -93,7 +97,8 @@ def test_a_copy_and_a_sort_read_only_their_arguments(target, device, x, case):
     target.async_copy_to_gpu(source, device=device)
     synchronize(device)
     assert (source == x).all() and source.dtype == x.dtype, (
-        f"async_copy_to_gpu(x, device={device!r}) changed x: {x!r} -> {source!r}")
+        f"async_copy_to_gpu(x, device={device!r}) changed x: {x!r} -> {source!r}"
+    )
     num, drafts = dict(case.num_tokens_per_req), copy.deepcopy(case.draft_tokens)
     before = freeze((num, drafts))
     target.sort_batch_req_ids(num, drafts, case.decode_query_len)

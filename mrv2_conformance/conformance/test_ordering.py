@@ -15,6 +15,8 @@ from mrv2_conformance.strategies import production_examples, batch_cases, sort_c
 pytestmark = pytest.mark.ordering
 
 SORT_CALL = "sort_batch_req_ids(num_tokens_per_req, draft_tokens, decode_query_len)"
+
+
 @given(case=sort_cases())
 def test_sort_batch_req_ids_spec_order(target, case):
     """A permutation of the batch's ids, in F1.1 order, stable on ties."""
@@ -26,14 +28,16 @@ def test_sort_batch_req_ids_spec_order(target, case):
     got = list(got)
     assert sorted(got) == sorted(expected), (
         f"{SORT_CALL}: not a permutation of the batch's ids: missing "
-        f"{sorted(set(expected) - set(got))!r}, extra {sorted(set(got) - set(expected))!r}")
+        f"{sorted(set(expected) - set(got))!r}, extra {sorted(set(got) - set(expected))!r}"
+    )
     key = oracle.spec_sort_key(num, drafts, case.decode_query_len)
     for i, (g, e) in enumerate(zip(got, expected, strict=False)):
         if g != e:
             raise AssertionError(
                 f"{SORT_CALL}: position {i} is {g!r} (key {key(g)}), expected {e!r} "
                 f"(key {key(e)}); key = (no drafts, not a uniform decode, tokens), ties in "
-                f"scheduler order\n  got:      {got!r}\n  expected: {expected!r}")
+                f"scheduler order\n  got:      {got!r}\n  expected: {expected!r}"
+            )
 
 
 @given(case=batch_cases(kinds=("spec_decode",)))
@@ -54,8 +58,7 @@ def test_gather_values(target, case):
     """F1.2: batch order, counts, slots and slot state gathered at those slots."""
     table = case.build_table(target)
     out = target.gather_batch_req_state(case.batch(), table, case.decode_query_len)
-    order = oracle.spec_order(case.num_scheduled_tokens, case.draft_tokens,
-                              case.decode_query_len)
+    order = oracle.spec_order(case.num_scheduled_tokens, case.draft_tokens, case.decode_query_len)
     with every_failure():
         _check_gathered(out, table, case, order)
 
@@ -63,18 +66,28 @@ def test_gather_values(target, case):
 def _check_gathered(out, table, case, order) -> None:
     assert_equal(GATHER_CALL, "req_ids", out.req_ids, order)
     slots = np.array([table.req_id_to_index[r] for r in order])
-    assert_values(GATHER_CALL, "num_scheduled_tokens", out.num_scheduled_tokens,
-                  [case.num_scheduled_tokens[r] for r in order])
+    assert_values(
+        GATHER_CALL,
+        "num_scheduled_tokens",
+        out.num_scheduled_tokens,
+        [case.num_scheduled_tokens[r] for r in order],
+    )
     assert_values(GATHER_CALL, "idx_mapping_np", out.idx_mapping_np, slots)
     prefill_len = np.asarray(table.prefill_len)[slots]
     computed_prefill = np.asarray(table.num_computed_prefill_tokens)[slots]
     assert_values(GATHER_CALL, "prefill_len_np", out.prefill_len_np, prefill_len)
-    assert_values(GATHER_CALL, "num_computed_prefill_tokens_np",
-                  out.num_computed_prefill_tokens_np, computed_prefill)
-    assert_values(GATHER_CALL, "is_prefilling_np", out.is_prefilling_np,
-                  computed_prefill < prefill_len)
-    assert_equal(GATHER_CALL, "has_prefill", out.has_prefill,
-                 bool((computed_prefill < prefill_len).any()))
+    assert_values(
+        GATHER_CALL,
+        "num_computed_prefill_tokens_np",
+        out.num_computed_prefill_tokens_np,
+        computed_prefill,
+    )
+    assert_values(
+        GATHER_CALL, "is_prefilling_np", out.is_prefilling_np, computed_prefill < prefill_len
+    )
+    assert_equal(
+        GATHER_CALL, "has_prefill", out.has_prefill, bool((computed_prefill < prefill_len).any())
+    )
 
 
 @given(case=batch_cases())
@@ -84,8 +97,7 @@ def test_prepare_inputs_values(target, case, device):
     table, _, out = prepare(target, case, device)
     synchronize(device)
     call = PREPARE_CALL
-    order = oracle.spec_order(case.num_scheduled_tokens, case.draft_tokens,
-                              case.decode_query_len)
+    order = oracle.spec_order(case.num_scheduled_tokens, case.draft_tokens, case.decode_query_len)
     counts = [case.num_scheduled_tokens[r] for r in order]
     drafts = [len(case.draft_tokens.get(r) or ()) for r in order]
     slots = np.array([table.req_id_to_index[r] for r in order])
@@ -110,9 +122,14 @@ def _check_prepared(out, call, order, counts, drafts, slots, table) -> None:
     assert_values(call, "cu_num_logits", out.cu_num_logits, cu)
     assert_values(call, "idx_mapping", out.idx_mapping, slots)
     if sum(drafts):
-        assert_values(call, "expanded_idx_mapping", out.expanded_idx_mapping,
-                      np.repeat(slots, np.array(drafts) + 1))
+        assert_values(
+            call,
+            "expanded_idx_mapping",
+            out.expanded_idx_mapping,
+            np.repeat(slots, np.array(drafts) + 1),
+        )
         assert_values(call, "expanded_local_pos", out.expanded_local_pos, local)
     else:
-        assert_values(call, "expanded_local_pos", out.expanded_local_pos,
-                      np.zeros(len(order), dtype=np.int64))
+        assert_values(
+            call, "expanded_local_pos", out.expanded_local_pos, np.zeros(len(order), dtype=np.int64)
+        )

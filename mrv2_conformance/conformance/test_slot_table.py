@@ -47,22 +47,35 @@ def test_slots_follow_the_lifo_free_list(target, history):
             assert_equal(call, "returned slot", int(slot), free[-1])
     assert_equal("after the history", "req_id_to_index", dict(table.req_id_to_index), expected)
     for name in TABLE_ARRAYS:
-        assert_host_array("SlotTable", name, getattr(table, name), np.int32,
-                          (history.max_num_reqs,))
+        assert_host_array(
+            "SlotTable", name, getattr(table, name), np.int32, (history.max_num_reqs,)
+        )
     slots = np.array(list(expected.values()), dtype=np.intp)
     prefill = np.array([history.live[r][0] for r in expected], dtype=np.int64)
     computed = np.array([history.live[r][1] for r in expected], dtype=np.int64)
-    assert_values("after the history", "prefill_len[live slots]",
-                  np.asarray(table.prefill_len)[slots], prefill)
-    assert_values("after the history", "num_computed_tokens[live slots]",
-                  np.asarray(table.num_computed_tokens)[slots], computed)
-    assert_values("after the history", "num_computed_prefill_tokens[live slots]",
-                  np.asarray(table.num_computed_prefill_tokens)[slots],
-                  np.minimum(computed, prefill))
+    assert_values(
+        "after the history",
+        "prefill_len[live slots]",
+        np.asarray(table.prefill_len)[slots],
+        prefill,
+    )
+    assert_values(
+        "after the history",
+        "num_computed_tokens[live slots]",
+        np.asarray(table.num_computed_tokens)[slots],
+        computed,
+    )
+    assert_values(
+        "after the history",
+        "num_computed_prefill_tokens[live slots]",
+        np.asarray(table.num_computed_prefill_tokens)[slots],
+        np.minimum(computed, prefill),
+    )
 
 
-@given(max_num_reqs=st.integers(1, 8), ids=st.lists(request_ids(), min_size=9, max_size=9,
-                                                     unique=True))
+@given(
+    max_num_reqs=st.integers(1, 8), ids=st.lists(request_ids(), min_size=9, max_size=9, unique=True)
+)
 def test_adding_to_a_full_table_is_an_error_and_changes_nothing(target, max_num_reqs, ids):
     table = target.SlotTable(max_num_reqs)
     for req_id in ids[:max_num_reqs]:
@@ -72,9 +85,17 @@ def test_adding_to_a_full_table_is_an_error_and_changes_nothing(target, max_num_
     # The reference's error type (the CONTRACT names only "an error"), like the PCP
     # capacity errors: exactly RuntimeError naming the capacity, not whatever a
     # bare list.pop() or an assert happens to raise.
-    assert_raises(call, RuntimeError, table.add_request, ids[-1], 4, 0,
-                  match=lambda e: None if str(max_num_reqs) in str(e) else
-                  f"does not name the capacity {max_num_reqs}")
+    assert_raises(
+        call,
+        RuntimeError,
+        table.add_request,
+        ids[-1],
+        4,
+        0,
+        match=lambda e: (
+            None if str(max_num_reqs) in str(e) else f"does not name the capacity {max_num_reqs}"
+        ),
+    )
     state.assert_unchanged(call, before, {"table": table})
 
 
@@ -119,12 +140,18 @@ def test_update_states_applies_the_step(target, case):
             slot = got.get(req.req_id)
             if pool:
                 if slot not in pool:
-                    fail(f"{call}: new request {req.req_id!r} got slot {slot}; the free list "
-                         f"hands out one of the slots this step freed first, {sorted(pool)}")
+                    fail(
+                        f"{call}: new request {req.req_id!r} got slot {slot}; the free list "
+                        f"hands out one of the slots this step freed first, {sorted(pool)}"
+                    )
                 pool.discard(slot)
             else:
-                assert_equal(call, f"slot of new request {req.req_id!r} (the free list's "
-                             f"top)", slot, stack.pop() if stack else None)
+                assert_equal(
+                    call,
+                    f"slot of new request {req.req_id!r} (the free list's top)",
+                    slot,
+                    stack.pop() if stack else None,
+                )
             expected[req.req_id] = (req.prefill_len, req.num_computed_tokens)
         for req_id, computed in case.cached.items():
             expected[req_id] = (expected[req_id][0], computed)
@@ -132,13 +159,20 @@ def test_update_states_applies_the_step(target, case):
         for name, column in (("prefill_len", 0), ("num_computed_tokens", 1)):
             ids = [r for r in expected if r in got]
             at = np.array([got[r] for r in ids], dtype=np.intp)
-            assert_values(call, f"{name}[live slots]", np.asarray(getattr(table, name))[at],
-                          [expected[r][column] for r in ids])
+            assert_values(
+                call,
+                f"{name}[live slots]",
+                np.asarray(getattr(table, name))[at],
+                [expected[r][column] for r in ids],
+            )
         ids = [r for r in expected if r in got]
         at = np.array([got[r] for r in ids], dtype=np.intp)
-        assert_values(call, "num_computed_prefill_tokens[live slots]",
-                      np.asarray(table.num_computed_prefill_tokens)[at],
-                      [min(expected[r]) for r in ids])
+        assert_values(
+            call,
+            "num_computed_prefill_tokens[live slots]",
+            np.asarray(table.num_computed_prefill_tokens)[at],
+            [min(expected[r]) for r in ids],
+        )
 
 
 @half_budget
@@ -150,11 +184,29 @@ def test_update_states_refuses_a_step_it_cannot_apply_and_changes_nothing(target
     before = state.snapshot({"table": table})
     call = f"update_states(step, table) with {case.step()!r:.400}"
     if case.past_capacity:
-        assert_raises(call, RuntimeError, target.update_states, case.step(), table,
-                      match=lambda e: None if str(case.max_num_reqs) in str(e) else
-                      f"does not name the table's {case.max_num_reqs} slots")
+        assert_raises(
+            call,
+            RuntimeError,
+            target.update_states,
+            case.step(),
+            table,
+            match=lambda e: (
+                None
+                if str(case.max_num_reqs) in str(e)
+                else f"does not name the table's {case.max_num_reqs} slots"
+            ),
+        )
     else:
-        assert_raises(call, KeyError, target.update_states, case.step(), table,
-                      match=lambda e: None if e.args == case.unknown_cached else
-                      f"args are {e.args!r}, expected {case.unknown_cached!r}")
+        assert_raises(
+            call,
+            KeyError,
+            target.update_states,
+            case.step(),
+            table,
+            match=lambda e: (
+                None
+                if e.args == case.unknown_cached
+                else f"args are {e.args!r}, expected {case.unknown_cached!r}"
+            ),
+        )
     state.assert_unchanged(call + " after it raised", before, {"table": table})

@@ -39,8 +39,14 @@ def test_engine_loop(target, device, life, known_deviations):
     ``unknown_ids``: and steps naming an id the table lacks. ``full_table``: and steps
     past a full table."""
     reference = None if target.name == REFERENCE else reference_target(target.revision)
-    context = Context(target, reference, device, target.max_model_len or INT32_MAX, life,
-                      known=tuple(known_deviations))
+    context = Context(
+        target,
+        reference,
+        device,
+        target.max_model_len or INT32_MAX,
+        life,
+        known=tuple(known_deviations),
+    )
     loop = machine(context)
     if test_engine_loop.replay_state_machine:  # --reproduce (plugin/reproduce.py)
         version, blob = test_engine_loop.replay_state_machine

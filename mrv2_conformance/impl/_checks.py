@@ -10,8 +10,9 @@ import numbers
 INT32_MAX = 2**31 - 1
 
 
-def check_int(name: str, value: object, *, minimum: int | None = None,
-              maximum: int | None = None) -> int:
+def check_int(
+    name: str, value: object, *, minimum: int | None = None, maximum: int | None = None
+) -> int:
     """Return ``value`` as an int, or raise naming ``name`` and the bad value."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an int, got {value!r} ({type(value).__name__})")

@@ -11,8 +11,9 @@ from mrv2_conformance.impl.input_batch import InputBatch
 from mrv2_conformance.impl.prepare import cumsum_with_zero, write_query_start_loc, write_seq_lens
 
 
-def make_dummy(num_reqs: int, num_tokens: int, input_buffers: InputBuffers,
-               max_query_len: int | None = None) -> InputBatch:
+def make_dummy(
+    num_reqs: int, num_tokens: int, input_buffers: InputBuffers, max_query_len: int | None = None
+) -> InputBatch:
     """A batch of ``num_reqs`` fresh decodes-shaped requests over ``num_tokens``.
 
     Same fields, types, dtypes, devices and aliasing as a real batch: the dummy
@@ -22,16 +23,20 @@ def make_dummy(num_reqs: int, num_tokens: int, input_buffers: InputBuffers,
     num_reqs = check_int("num_reqs", num_reqs)
     num_tokens = check_int("num_tokens", num_tokens)
     if not 0 < num_reqs <= num_tokens:
-        raise ValueError(f"make_dummy needs 0 < num_reqs <= num_tokens, got "
-                         f"num_reqs={num_reqs}, num_tokens={num_tokens}")
+        raise ValueError(
+            f"make_dummy needs 0 < num_reqs <= num_tokens, got "
+            f"num_reqs={num_reqs}, num_tokens={num_tokens}"
+        )
     input_buffers.check_capacity("make_dummy", num_reqs, num_tokens)
     base, num_extra = divmod(num_tokens, num_reqs)
     longest = base + (num_extra > 0)
     if max_query_len is not None:
         max_query_len = check_int("max_query_len", max_query_len, minimum=1)
         if longest > max_query_len:
-            raise ValueError(f"make_dummy: {num_tokens} tokens over {num_reqs} requests "
-                             f"needs a query of {longest} > max_query_len={max_query_len}")
+            raise ValueError(
+                f"make_dummy: {num_tokens} tokens over {num_reqs} requests "
+                f"needs a query of {longest} > max_query_len={max_query_len}"
+            )
     device = input_buffers.device
 
     num_scheduled_tokens = np.full(num_reqs, base, dtype=np.int32)
@@ -63,8 +68,9 @@ def make_dummy(num_reqs: int, num_tokens: int, input_buffers: InputBuffers,
         is_prefilling_np=np.zeros(num_reqs, dtype=np.bool_),
         has_prefill=False,
         # int64 like a real batch (upstream's dummy has int32 here: a known deviation).
-        logits_indices=async_copy_to_gpu(query_start_loc_np[1:].astype(np.int64) - 1,
-                                         device=device),
+        logits_indices=async_copy_to_gpu(
+            query_start_loc_np[1:].astype(np.int64) - 1, device=device
+        ),
         cu_num_logits=async_copy_to_gpu(cu_num_logits_np, device=device),
         cu_num_logits_np=cu_num_logits_np,
     )

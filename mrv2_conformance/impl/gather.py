@@ -39,8 +39,9 @@ def build_idx_mapping(req_id_to_index: Mapping[str, int], req_ids: list[str]) ->
     return np.array(operator.itemgetter(*req_ids)(req_id_to_index), dtype=np.intp)
 
 
-def gather_batch_req_state(batch: SchedulerBatch, slot_table: SlotTable,
-                           decode_query_len: int) -> BatchState:
+def gather_batch_req_state(
+    batch: SchedulerBatch, slot_table: SlotTable, decode_query_len: int
+) -> BatchState:
     """Order the batch (F1.1) and gather its slot indices and slot state.
 
     Lookups are ``__getitem__``: a scheduled id that is not in the slot table raises
@@ -48,11 +49,13 @@ def gather_batch_req_state(batch: SchedulerBatch, slot_table: SlotTable,
     """
     validate_batch(batch)
     num_tokens_per_req = batch.num_scheduled_tokens
-    req_ids = sort_batch_req_ids(num_tokens_per_req,
-                                 batch.scheduled_spec_decode_tokens, decode_query_len)
+    req_ids = sort_batch_req_ids(
+        num_tokens_per_req, batch.scheduled_spec_decode_tokens, decode_query_len
+    )
     num_reqs = len(req_ids)
-    num_scheduled_tokens = np.fromiter(map(num_tokens_per_req.__getitem__, req_ids),
-                                       dtype=np.int32, count=num_reqs)
+    num_scheduled_tokens = np.fromiter(
+        map(num_tokens_per_req.__getitem__, req_ids), dtype=np.int32, count=num_reqs
+    )
     # intp: the array is only ever used to index, so pointer width avoids a
     # conversion at every use (numpy fancy indexing, torch int64 indices).
     idx_mapping_np = build_idx_mapping(slot_table.req_id_to_index, req_ids)

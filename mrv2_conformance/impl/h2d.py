@@ -6,8 +6,11 @@ import numpy as np
 import torch
 
 
-def async_copy_to_gpu(x: np.ndarray | torch.Tensor, out: torch.Tensor | None = None,
-                      device: torch.device | str | None = None) -> torch.Tensor:
+def async_copy_to_gpu(
+    x: np.ndarray | torch.Tensor,
+    out: torch.Tensor | None = None,
+    device: torch.device | str | None = None,
+) -> torch.Tensor:
     """Copy ``x`` to ``out`` (returned) or to a new tensor on ``device``.
 
     numpy goes through ``torch.from_numpy`` so the dtype is kept (intp -> int64).
@@ -28,8 +31,9 @@ def async_copy_to_gpu(x: np.ndarray | torch.Tensor, out: torch.Tensor | None = N
             raise ValueError("async_copy_to_gpu needs out= or device=")
         out = torch.empty(src.shape, dtype=src.dtype, device=torch.device(device))
     elif out.shape != src.shape or out.dtype != src.dtype:
-        raise ValueError(f"out is {out.dtype} {tuple(out.shape)} but x is "
-                         f"{src.dtype} {tuple(src.shape)}")
+        raise ValueError(
+            f"out is {out.dtype} {tuple(out.shape)} but x is {src.dtype} {tuple(src.shape)}"
+        )
     if out.device.type == "cpu":
         out.copy_(src)
     else:

@@ -7,9 +7,11 @@ from collections.abc import Mapping, Sequence
 from mrv2_conformance.impl._checks import check_int
 
 
-def sort_batch_req_ids(num_tokens_per_req: Mapping[str, int],
-                       draft_tokens: Mapping[str, Sequence[int]],
-                       decode_query_len: int) -> list[str]:
+def sort_batch_req_ids(
+    num_tokens_per_req: Mapping[str, int],
+    draft_tokens: Mapping[str, Sequence[int]],
+    decode_query_len: int,
+) -> list[str]:
     """Requests with drafts first; within each group uniform decodes
     (``num == decode_query_len``) first; then ascending token count. ``sorted`` is
     stable, so ties keep the scheduler's order."""

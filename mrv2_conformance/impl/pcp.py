@@ -50,11 +50,13 @@ def _check_no_drafts(global_batch: InputBatch) -> None:
     if global_batch.num_draft_tokens > 0:
         raise NotImplementedError(
             f"PCP does not support speculative decoding: the batch has "
-            f"{global_batch.num_draft_tokens} draft tokens")
+            f"{global_batch.num_draft_tokens} draft tokens"
+        )
 
 
-def _rank_segments(global_batch: InputBatch, world_size: int, rank: int,
-                   revision: str = DEFAULT) -> list[RankSegment]:
+def _rank_segments(
+    global_batch: InputBatch, world_size: int, rank: int, revision: str = DEFAULT
+) -> list[RankSegment]:
     """Head-tail pairing: a prefill of q tokens is cut into 2W chunks of
     ceil(q / 2W); rank r takes chunks r and 2W-1-r, which balances causal-attention
     work. Decodes are replicated. The rows are then in ``revision``'s order."""
@@ -72,8 +74,11 @@ def _rank_segments(global_batch: InputBatch, world_size: int, rank: int,
             pieces = [(c * chunk, min(chunk, q - c * chunk)) for c in (rank, num_chunks - 1 - rank)]
         else:
             pieces = [(0, q)]
-        segments += [RankSegment(g, starts[g] + offset, length, computed[g] + offset)
-                     for offset, length in pieces if length > 0]
+        segments += [
+            RankSegment(g, starts[g] + offset, length, computed[g] + offset)
+            for offset, length in pieces
+            if length > 0
+        ]
     return order_rank_rows(segments, prefilling, revision)
 
 
@@ -95,47 +100,67 @@ _LAST = _LastLayout()  # an instance: the suite's fingerprint of this module hol
 
 
 def _layout_key(global_batch: InputBatch, world_size: int, revision: str) -> tuple[Any, ...]:
-    arrays = (global_batch.num_scheduled_tokens, global_batch.query_start_loc_np,
-              global_batch.num_computed_tokens_np, global_batch.is_prefilling_np)
-    return (_rank_segments, world_size, revision,
-            *((a.dtype.str, a.shape, a.tobytes()) for a in map(np.asarray, arrays)))
+    arrays = (
+        global_batch.num_scheduled_tokens,
+        global_batch.query_start_loc_np,
+        global_batch.num_computed_tokens_np,
+        global_batch.is_prefilling_np,
+    )
+    return (
+        _rank_segments,
+        world_size,
+        revision,
+        *((a.dtype.str, a.shape, a.tobytes()) for a in map(np.asarray, arrays)),
+    )
 
 
-def _all_ranks(global_batch: InputBatch, world_size: int, revision: str
-               ) -> tuple[list[list[RankSegment]], list[int], int]:
+def _all_ranks(
+    global_batch: InputBatch, world_size: int, revision: str
+) -> tuple[list[list[RankSegment]], list[int], int]:
     """(segments of every rank, tokens per rank, the padded size: their max)."""
     key = _layout_key(global_batch, world_size, revision)
     if key == _LAST.key and _LAST.value is not None:
         return _LAST.value
-    segments_by_rank = [_rank_segments(global_batch, world_size, r, revision)
-                        for r in range(world_size)]
+    segments_by_rank = [
+        _rank_segments(global_batch, world_size, r, revision) for r in range(world_size)
+    ]
     per_rank = [sum(s.num_tokens for s in segs) for segs in segments_by_rank]
     _LAST.key, _LAST.value = key, (segments_by_rank, per_rank, max(per_rank))
     return _LAST.value
 
 
-def build_pcp_layout(global_batch: InputBatch, pcp_world_size: int, *,
-                     revision: str = DEFAULT) -> PcpLayout:
+def build_pcp_layout(
+    global_batch: InputBatch, pcp_world_size: int, *, revision: str = DEFAULT
+) -> PcpLayout:
     world_size = _check_world(pcp_world_size)
     _check_no_drafts(global_batch)
-    segments_by_rank, per_rank, padded = _all_ranks(global_batch, world_size,
-                                                    check_revision(revision))
+    segments_by_rank, per_rank, padded = _all_ranks(
+        global_batch, world_size, check_revision(revision)
+    )
     restore = np.full(global_batch.num_tokens, -1, dtype=np.int64)
     for rank, segments in enumerate(segments_by_rank):
         local_start = rank * padded
         for seg in segments:
             # A decode is computed on every rank; rank 0's copy is the one kept.
             if rank == 0 or global_batch.is_prefilling_np[seg.global_req_idx]:
-                restore[seg.global_start: seg.global_start + seg.num_tokens] = np.arange(
-                    local_start, local_start + seg.num_tokens)
+                restore[seg.global_start : seg.global_start + seg.num_tokens] = np.arange(
+                    local_start, local_start + seg.num_tokens
+                )
             local_start += seg.num_tokens
     # Copies: the lists are _LastLayout's, and a layout belongs to its caller.
-    return PcpLayout(world_size, [list(segs) for segs in segments_by_rank], list(per_rank),
-                     padded, restore)
+    return PcpLayout(
+        world_size, [list(segs) for segs in segments_by_rank], list(per_rank), padded, restore
+    )
 
 
-def partition_batch(global_batch: InputBatch, pcp_world_size: int, pcp_rank: int,
-                    input_buffers: InputBuffers, *, revision: str = DEFAULT) -> InputBatch:
+def partition_batch(
+    global_batch: InputBatch,
+    pcp_world_size: int,
+    pcp_rank: int,
+    input_buffers: InputBuffers,
+    *,
+    revision: str = DEFAULT,
+) -> InputBatch:
     """This rank's local batch, its rows in ``revision``'s order. Validates and checks
     capacity before writing the (rank-local) buffers, so a failed call changes nothing."""
     world_size = _check_world(pcp_world_size, pcp_rank)
@@ -149,19 +174,24 @@ def partition_batch(global_batch: InputBatch, pcp_world_size: int, pcp_rank: int
         segments = [RankSegment(0, 0, 0, 0)]
     num_local_reqs = len(segments)
     if num_local_reqs > input_buffers.max_num_reqs:
-        raise RuntimeError(f"PCP rank {pcp_rank}: {num_local_reqs} local requests exceed "
-                           f"the buffers' max_num_reqs={input_buffers.max_num_reqs}")
+        raise RuntimeError(
+            f"PCP rank {pcp_rank}: {num_local_reqs} local requests exceed "
+            f"the buffers' max_num_reqs={input_buffers.max_num_reqs}"
+        )
     if padded_num_tokens > input_buffers.max_num_tokens:
-        raise RuntimeError(f"PCP rank {pcp_rank}: {padded_num_tokens} padded tokens "
-                           f"exceed the buffers' max_num_tokens={input_buffers.max_num_tokens}")
+        raise RuntimeError(
+            f"PCP rank {pcp_rank}: {padded_num_tokens} padded tokens "
+            f"exceed the buffers' max_num_tokens={input_buffers.max_num_tokens}"
+        )
     device = input_buffers.device
 
-    local_to_global = np.fromiter((s.global_req_idx for s in segments), dtype=np.intp,
-                                  count=num_local_reqs)
-    num_scheduled_tokens = np.fromiter((s.num_tokens for s in segments), dtype=np.int32,
-                                       count=num_local_reqs)
-    start_pos = np.fromiter((s.start_pos for s in segments), dtype=np.int32,
-                            count=num_local_reqs)
+    local_to_global = np.fromiter(
+        (s.global_req_idx for s in segments), dtype=np.intp, count=num_local_reqs
+    )
+    num_scheduled_tokens = np.fromiter(
+        (s.num_tokens for s in segments), dtype=np.int32, count=num_local_reqs
+    )
+    start_pos = np.fromiter((s.start_pos for s in segments), dtype=np.int32, count=num_local_reqs)
     num_tokens = int(num_scheduled_tokens.sum())
     idx_mapping_np = global_batch.idx_mapping_np[local_to_global]
     idx_mapping = async_copy_to_gpu(idx_mapping_np, device=device)

@@ -19,8 +19,9 @@ def cumsum_with_zero(counts: np.ndarray) -> np.ndarray:
     return out
 
 
-def write_query_start_loc(buffers: InputBuffers, query_start_loc_np: np.ndarray,
-                          num_tokens: int) -> torch.Tensor:
+def write_query_start_loc(
+    buffers: InputBuffers, query_start_loc_np: np.ndarray, num_tokens: int
+) -> torch.Tensor:
     """Copy into the persistent buffer, padding the tail with ``num_tokens`` (as
     full-graph replays expect) so nothing from an earlier batch survives."""
     num_reqs = len(query_start_loc_np) - 1
@@ -37,8 +38,9 @@ def write_seq_lens(buffers: InputBuffers, seq_lens_np: np.ndarray) -> torch.Tens
     return buffers.seq_lens[: len(seq_lens_np)]
 
 
-def prepare_inputs(batch: SchedulerBatch, slot_table: SlotTable,
-                   input_buffers: InputBuffers, decode_query_len: int) -> InputBatch:
+def prepare_inputs(
+    batch: SchedulerBatch, slot_table: SlotTable, input_buffers: InputBuffers, decode_query_len: int
+) -> InputBatch:
     """Everything host-side (including every lookup that can raise) is computed
     before the first write to ``input_buffers``, so a failed call changes nothing."""
     state = gather_batch_req_state(batch, slot_table, decode_query_len)
@@ -48,15 +50,15 @@ def prepare_inputs(batch: SchedulerBatch, slot_table: SlotTable,
     input_buffers.check_capacity("prepare_inputs", num_reqs, num_tokens)
     device = input_buffers.device
 
-    num_drafts = np.fromiter(map(batch.num_drafts, state.req_ids), dtype=np.int32,
-                             count=num_reqs)
+    num_drafts = np.fromiter(map(batch.num_drafts, state.req_ids), dtype=np.int32, count=num_reqs)
     num_logits_per_req = num_drafts + 1
     query_start_loc_np = cumsum_with_zero(state.num_scheduled_tokens)
     cu_num_logits_np = cumsum_with_zero(num_logits_per_req)
     # Each request samples its last 1 + num_drafts positions.
     ends = np.repeat(query_start_loc_np[1:].astype(np.int64), num_logits_per_req)
     local_pos = np.arange(int(cu_num_logits_np[-1]), dtype=np.int64) - np.repeat(
-        cu_num_logits_np[:-1].astype(np.int64), num_logits_per_req)
+        cu_num_logits_np[:-1].astype(np.int64), num_logits_per_req
+    )
     logits_indices_np = ends - np.repeat(num_logits_per_req, num_logits_per_req) + local_pos
     seq_lens_np = state.num_computed_tokens_np + state.num_scheduled_tokens
 
@@ -67,7 +69,8 @@ def prepare_inputs(batch: SchedulerBatch, slot_table: SlotTable,
         expanded_local_pos = torch.zeros(num_reqs, dtype=torch.int32, device=device)
     else:
         expanded_idx_mapping = async_copy_to_gpu(
-            np.repeat(state.idx_mapping_np, num_logits_per_req), device=device)
+            np.repeat(state.idx_mapping_np, num_logits_per_req), device=device
+        )
         expanded_local_pos = async_copy_to_gpu(local_pos.astype(np.int32), device=device)
 
     return InputBatch(

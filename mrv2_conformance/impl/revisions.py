@@ -29,20 +29,23 @@ R = TypeVar("R", bound=Row)
 
 def check_revision(revision: str) -> str:
     if revision not in REVISIONS:
-        raise ValueError(f"unknown contract revision {revision!r}; the reference implements "
-                         f"{', '.join(map(repr, REVISIONS))}")
+        raise ValueError(
+            f"unknown contract revision {revision!r}; the reference implements "
+            f"{', '.join(map(repr, REVISIONS))}"
+        )
     return revision
 
 
-def order_rank_rows(rows: Sequence[R], is_prefilling: Sequence[bool],
-                    revision: str) -> list[R]:
+def order_rank_rows(rows: Sequence[R], is_prefilling: Sequence[bool], revision: str) -> list[R]:
     """One rank's rows, given in global (row, position) order, in ``revision``'s order.
 
     "#51210": that order, with the pure prefills (start position 0) moved last, stably.
     "0.30": decodes first, then prefills; by global row, then position, within each.
     """
     if check_revision(revision) == "0.30":
-        return sorted(rows, key=lambda s: (bool(is_prefilling[s.global_req_idx]),
-                                           s.global_req_idx, s.global_start))
+        return sorted(
+            rows,
+            key=lambda s: (bool(is_prefilling[s.global_req_idx]), s.global_req_idx, s.global_start),
+        )
     impure = [s for s in rows if not s.is_pure_prefill(is_prefilling)]
     return impure + [s for s in rows if s.is_pure_prefill(is_prefilling)]

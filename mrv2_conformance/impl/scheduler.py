@@ -25,12 +25,15 @@ def validate_batch(batch: SchedulerBatch) -> None:
     if batch.total_num_scheduled_tokens != total:
         raise ValueError(
             f"total_num_scheduled_tokens={batch.total_num_scheduled_tokens} but the "
-            f"per-request counts sum to {total}")
+            f"per-request counts sum to {total}"
+        )
     if total > INT32_MAX:
-        raise ValueError(f"the step schedules {total} tokens, more than int32 holds "
-                         f"(query_start_loc is int32)")
+        raise ValueError(
+            f"the step schedules {total} tokens, more than int32 holds (query_start_loc is int32)"
+        )
     for req_id, drafts in batch.scheduled_spec_decode_tokens.items():
         if req_id in num and drafts and len(drafts) >= num[req_id]:
             raise ValueError(
                 f"request {req_id!r} has {len(drafts)} draft tokens but only "
-                f"{num[req_id]} scheduled tokens (drafts are part of the count, plus one)")
+                f"{num[req_id]} scheduled tokens (drafts are part of the count, plus one)"
+            )

@@ -26,20 +26,24 @@ class SlotTable:
     def num_reqs(self) -> int:
         return len(self.req_id_to_index)
 
-    def add_request(self, req_id: str, prefill_len: int,
-                    num_computed_tokens: int = 0) -> int:
+    def add_request(self, req_id: str, prefill_len: int, num_computed_tokens: int = 0) -> int:
         """Give ``req_id`` a slot and return it. Raises before changing anything if
         the id is already live, a count is out of range, or the table is full."""
         check_req_id(req_id)
         prefill_len = check_int("prefill_len", prefill_len, minimum=0, maximum=INT32_MAX)
-        num_computed_tokens = check_int("num_computed_tokens", num_computed_tokens,
-                                        minimum=0, maximum=INT32_MAX)
+        num_computed_tokens = check_int(
+            "num_computed_tokens", num_computed_tokens, minimum=0, maximum=INT32_MAX
+        )
         if req_id in self.req_id_to_index:
-            raise ValueError(f"request {req_id!r} is already in the slot table "
-                             f"(slot {self.req_id_to_index[req_id]})")
+            raise ValueError(
+                f"request {req_id!r} is already in the slot table "
+                f"(slot {self.req_id_to_index[req_id]})"
+            )
         if not self.free_slots:
-            raise RuntimeError(f"slot table is full: cannot add {req_id!r}, all "
-                               f"{self.max_num_reqs} slots are in use")
+            raise RuntimeError(
+                f"slot table is full: cannot add {req_id!r}, all "
+                f"{self.max_num_reqs} slots are in use"
+            )
         slot = self.free_slots.pop()
         self.req_id_to_index[req_id] = slot
         self.prefill_len[slot] = prefill_len

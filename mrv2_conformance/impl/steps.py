@@ -20,21 +20,25 @@ def _validate(step: SchedulerBatch, table: SlotTable) -> None:
         if req.req_id in new_ids:
             raise ValueError(f"request {req.req_id!r} is new twice in one step")
         new_ids.add(req.req_id)
-        check_int(f"prefill_len of {req.req_id!r}", req.prefill_len, minimum=0,
-                  maximum=INT32_MAX)
-        check_int(f"num_computed_tokens of {req.req_id!r}", req.num_computed_tokens,
-                  minimum=0, maximum=INT32_MAX)
+        check_int(f"prefill_len of {req.req_id!r}", req.prefill_len, minimum=0, maximum=INT32_MAX)
+        check_int(
+            f"num_computed_tokens of {req.req_id!r}",
+            req.num_computed_tokens,
+            minimum=0,
+            maximum=INT32_MAX,
+        )
     # A new request that is live already is re-added in place (its slot is freed first).
     needed = len(live | new_ids)
     if needed > table.max_num_reqs:
-        raise RuntimeError(f"slot table is full: the step needs {needed} slots "
-                           f"({len(new_ids - live)} new), the table has {table.max_num_reqs}")
+        raise RuntimeError(
+            f"slot table is full: the step needs {needed} slots "
+            f"({len(new_ids - live)} new), the table has {table.max_num_reqs}"
+        )
     live |= new_ids
     for req_id, computed in step.scheduled_cached_reqs.items():
         if req_id not in live:
             raise KeyError(req_id)
-        check_int(f"num_computed_tokens of {req_id!r}", computed, minimum=0,
-                  maximum=INT32_MAX)
+        check_int(f"num_computed_tokens of {req_id!r}", computed, minimum=0, maximum=INT32_MAX)
 
 
 def update_states(step: SchedulerBatch, slot_table: SlotTable) -> None:
@@ -59,4 +63,5 @@ def update_states(step: SchedulerBatch, slot_table: SlotTable) -> None:
         slot = slot_table.req_id_to_index[req_id]
         slot_table.num_computed_tokens[slot] = computed
         slot_table.num_computed_prefill_tokens[slot] = min(
-            computed, int(slot_table.prefill_len[slot]))
+            computed, int(slot_table.prefill_len[slot])
+        )

@@ -37,35 +37,73 @@ DEVICE_ENV_VAR = "MRV2_CONFORMANCE_DEVICE"  # also read by plugin/targets.py
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("mrv2-conformance")
-    group.addoption("--target", default=None,
-                    help="module implementing the target interface (default: "
-                         f"${TARGET_ENV_VAR} or {DEFAULT_TARGET}, the reference)")
-    group.addoption("--xfails", default=None, type=Path, action="append",
-                    help="known non-conformance of the target: test id prefixes, patterns "
-                         "and reasons (default: xfails/<target>.txt when it exists); "
-                         "may be given more than once")
-    group.addoption("--strict-xfails", action="store_true",
-                    help="an xfails entry whose test passes fails the run (XPASS strict)")
-    group.addoption("--conformance-report", default=None, type=Path, metavar="JSON",
-                    help="write the JSON conformance report here; render it with "
-                         "python -m mrv2_conformance.plugin.report JSON")
-    group.addoption("--save-failures", default=None, type=Path, metavar="DIR",
-                    help="store every falsifying example in this Hypothesis example "
-                         "database (the run is not derandomized)")
-    group.addoption("--replay", default=None, type=Path, metavar="DIR",
-                    help="run only the examples stored by --save-failures DIR, no search")
-    group.addoption("--reproduce", default=None, metavar="VERSION:BLOB",
-                    help="replay one recorded example (the failure report prints the "
-                         "command); select the one property it belongs to")
-    group.addoption("--device-type", "--device", default=None,
-                    help="accelerator device type tested besides cpu, e.g. cuda or xpu "
-                         f"(default: ${DEVICE_ENV_VAR} or 'cuda'); named explicitly, it must "
-                         "be visible")
-    group.addoption("--target-timeout", default=DEFAULT_TARGET_TIMEOUT_S, type=float,
-                    metavar="SECONDS",
-                    help="fail a property whose target call does not return within this "
-                         f"many seconds, and go on (pytest-timeout; default "
-                         f"{DEFAULT_TARGET_TIMEOUT_S:g}; 0 disables)")
+    group.addoption(
+        "--target",
+        default=None,
+        help="module implementing the target interface (default: "
+        f"${TARGET_ENV_VAR} or {DEFAULT_TARGET}, the reference)",
+    )
+    group.addoption(
+        "--xfails",
+        default=None,
+        type=Path,
+        action="append",
+        help="known non-conformance of the target: test id prefixes, patterns "
+        "and reasons (default: xfails/<target>.txt when it exists); "
+        "may be given more than once",
+    )
+    group.addoption(
+        "--strict-xfails",
+        action="store_true",
+        help="an xfails entry whose test passes fails the run (XPASS strict)",
+    )
+    group.addoption(
+        "--conformance-report",
+        default=None,
+        type=Path,
+        metavar="JSON",
+        help="write the JSON conformance report here; render it with "
+        "python -m mrv2_conformance.plugin.report JSON",
+    )
+    group.addoption(
+        "--save-failures",
+        default=None,
+        type=Path,
+        metavar="DIR",
+        help="store every falsifying example in this Hypothesis example "
+        "database (the run is not derandomized)",
+    )
+    group.addoption(
+        "--replay",
+        default=None,
+        type=Path,
+        metavar="DIR",
+        help="run only the examples stored by --save-failures DIR, no search",
+    )
+    group.addoption(
+        "--reproduce",
+        default=None,
+        metavar="VERSION:BLOB",
+        help="replay one recorded example (the failure report prints the "
+        "command); select the one property it belongs to",
+    )
+    group.addoption(
+        "--device-type",
+        "--device",
+        default=None,
+        help="accelerator device type tested besides cpu, e.g. cuda or xpu "
+        f"(default: ${DEVICE_ENV_VAR} or 'cuda'); named explicitly, it must "
+        "be visible",
+    )
+    group.addoption(
+        "--target-timeout",
+        default=DEFAULT_TARGET_TIMEOUT_S,
+        type=float,
+        metavar="SECONDS",
+        help="fail a property whose target call does not return within this "
+        f"many seconds, and go on (pytest-timeout; default "
+        f"{DEFAULT_TARGET_TIMEOUT_S:g}; 0 disables)",
+    )
 
 
 def _suite_requested(config: pytest.Config) -> bool:
@@ -75,8 +113,9 @@ def _suite_requested(config: pytest.Config) -> bool:
         return True
     for arg in config.args:
         name = str(arg).split("::")[0]
-        if name.startswith("mrv2_conformance") or \
-                in_suite(Path(config.invocation_params.dir, name)):
+        if name.startswith("mrv2_conformance") or in_suite(
+            Path(config.invocation_params.dir, name)
+        ):
             return True
     return False
 
@@ -104,23 +143,31 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 
     profile = profiles.choice(config)
     uses_database = any(config.getoption(o) for o in ("--save-failures", "--replay", "--reproduce"))
-    if config.getoption("hypothesis_seed", None) is None and not uses_database \
-            and not profiles.derandomized(profile[0]):
+    if (
+        config.getoption("hypothesis_seed", None) is None
+        and not uses_database
+        and not profiles.derandomized(profile[0])
+    ):
         # A seed of our own choosing (Hypothesis' --hypothesis-seed), so that the
         # header, the report and the rerun command name it; xdist hands the options to
         # its workers. Only runs that work from an example database keep Hypothesis'
         # own per-property seeds, since a fixed seed turns the database off.
         config.option.hypothesis_seed = random.randrange(2**32)
     startup.check_report_path(config.getoption("--conformance-report"))
-    startup.check_example_databases(config.getoption("--save-failures"),
-                                    config.getoption("--replay"))
+    startup.check_example_databases(
+        config.getoption("--save-failures"), config.getoption("--replay")
+    )
     if config.getoption("--reproduce"):
         reproduce.parse_blob(config.getoption("--reproduce"))
     workers.fit_to_idle_cpus(config)
     device_type, explicit = device_choice(config)
-    startup.check_devices(device_type, explicit, config.getoption("markexpr", ""),
-                          lambda: accelerator_devices(device_type),
-                          [*FAMILIES, "negative_controls"])
+    startup.check_devices(
+        device_type,
+        explicit,
+        config.getoption("markexpr", ""),
+        lambda: accelerator_devices(device_type),
+        [*FAMILIES, "negative_controls"],
+    )
 
 
 @pytest.hookimpl(trylast=True)  # after Hypothesis' plugin loaded --hypothesis-profile
@@ -128,8 +175,11 @@ def pytest_configure(config: pytest.Config) -> None:
     for name, doc in FAMILIES.items():
         config.addinivalue_line("markers", f"{name}: contract family - {doc}")
     config.addinivalue_line("markers", "gpu: runs on an accelerator device")
-    config.addinivalue_line("markers", "negative_controls: runs the suite against every "
-                            "mutant (minutes); deselect with -m 'not negative_controls'")
+    config.addinivalue_line(
+        "markers",
+        "negative_controls: runs the suite against every "
+        "mutant (minutes); deselect with -m 'not negative_controls'",
+    )
     if not _start(config):  # an xdist worker starts here: the controller checked
         return
     from hypothesis import settings
@@ -169,6 +219,7 @@ def pytest_testnodedown(node: Any, error: object | None) -> None:
         return
     lines = [line for line in str(error).splitlines() if line.startswith(_USAGE_ERROR_PREFIX)]
     if lines:
-        pytest.exit(f"ERROR: {lines[-1].removeprefix(_USAGE_ERROR_PREFIX)}",
-                    returncode=pytest.ExitCode.USAGE_ERROR)
-
+        pytest.exit(
+            f"ERROR: {lines[-1].removeprefix(_USAGE_ERROR_PREFIX)}",
+            returncode=pytest.ExitCode.USAGE_ERROR,
+        )

@@ -22,8 +22,11 @@ def all_properties() -> frozenset[str]:
     found = set()
     for path in sorted((suite_root() / "conformance").glob("test_*.py")):
         tree = ast.parse(path.read_text(), str(path))
-        found |= {f"conformance/{path.name}::{node.name}" for node in tree.body
-                  if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")}
+        found |= {
+            f"conformance/{path.name}::{node.name}"
+            for node in tree.body
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")
+        }
     return frozenset(found)
 
 
@@ -32,8 +35,12 @@ def _marks_deselect_properties(markexpr: str) -> bool:
     return any(not startup.selects(markexpr, {family}) for family in FAMILIES)
 
 
-def partial_reasons(config: pytest.Config, session: pytest.Session | None,
-                    records: list[dict[str, Any]], interrupted: bool) -> list[str]:
+def partial_reasons(
+    config: pytest.Config,
+    session: pytest.Session | None,
+    records: list[dict[str, Any]],
+    interrupted: bool,
+) -> list[str]:
     """Why this run is not a conformance result (empty: it is one)."""
     why = []
     markexpr = config.getoption("markexpr", "") or ""
@@ -67,5 +74,8 @@ def checked(records: list[dict[str, Any]]) -> str:
     if not per:
         return "nothing"
     total = sum(len(p) for p in per.values())
-    return f"{total} of {len(all_properties())} properties (" + ", ".join(
-        f"{f} {len(per[f])}" for f in FAMILIES if f in per) + ")"
+    return (
+        f"{total} of {len(all_properties())} properties ("
+        + ", ".join(f"{f} {len(per[f])}" for f in FAMILIES if f in per)
+        + ")"
+    )

@@ -39,16 +39,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.stash[ITEM_XFAILS_KEY] = found
     for entry in entries:
         if entry not in used:
-            warnings.warn(pytest.PytestWarning(
-                f"stale xfails entry {entry.source}:{entry.line}: {entry.prefix!r} matches no "
-                f"collected test"), stacklevel=1)
+            warnings.warn(
+                pytest.PytestWarning(
+                    f"stale xfails entry {entry.source}:{entry.line}: {entry.prefix!r} matches no "
+                    f"collected test"
+                ),
+                stacklevel=1,
+            )
 
 
 # tryfirst: the outermost wrapper, so it sees the report after the reproduction
 # commands were attached (plugin/reporter.py).
 @pytest.hookimpl(wrapper=True, tryfirst=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo
-                              ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     rep = yield
     entries = item.stash.get(ITEM_XFAILS_KEY, None)
     if rep.when != "call" or not entries:
@@ -60,14 +65,15 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo
         used, uncovered = xfails.cover(entries, failure_lines(call.excinfo.value))
         if not uncovered:
             rep.outcome = "skipped"
-            rep.wasxfail = "; ".join(f"{xfails.cite_lines(e.reason)} ({e.where})"
-                                     for e in used)
+            rep.wasxfail = "; ".join(f"{xfails.cite_lines(e.reason)} ({e.where})" for e in used)
             rep.user_properties.append(("xfails_used", [e.where for e in used]))
         else:
             rep.longrepr = (
                 f"NOT A KNOWN DEVIATION: the xfails entries for this test ({names}) match "
                 f"none of these failure lines:\n"
-                + "\n".join(f"  {line}" for line in uncovered) + f"\n\n{rep.longrepr}")
+                + "\n".join(f"  {line}" for line in uncovered)
+                + f"\n\n{rep.longrepr}"
+            )
     elif rep.passed:
         if item.config.getoption("--strict-xfails"):
             rep.outcome = "failed"
@@ -83,7 +89,10 @@ def unused_warnings(config: pytest.Config) -> list[str]:
     ran = {r["property"] for r in state.records}
     if state.xfails is None or not ran:
         return []
-    return [f"warning: {e.source}:{e.line} ({e.prefix}) matched no failure in this run: "
-            f"stale, or its deviation did not show on these examples"
-            for e in state.xfails if e.where not in state.xfails_used
-            and any(p.startswith(e.prefix) or e.prefix.startswith(p) for p in ran)]
+    return [
+        f"warning: {e.source}:{e.line} ({e.prefix}) matched no failure in this run: "
+        f"stale, or its deviation did not show on these examples"
+        for e in state.xfails
+        if e.where not in state.xfails_used
+        and any(p.startswith(e.prefix) or e.prefix.startswith(p) for p in ran)
+    ]

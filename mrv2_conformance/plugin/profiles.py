@@ -19,13 +19,21 @@ def register() -> None:
 
     settings.register_profile("dev", deadline=None, print_blob=True)
     settings.register_profile(
-        "ci", deadline=None, derandomize=True, database=None, print_blob=True,
-        suppress_health_check=[HealthCheck.too_slow])
+        "ci",
+        deadline=None,
+        derandomize=True,
+        database=None,
+        print_blob=True,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
     settings.register_profile("thorough", deadline=None, max_examples=1000, print_blob=True)
     # The negative controls' budget: the ci profile without shrinking (a kill needs one
     # falsifying example, not the smallest one).
-    settings.register_profile("kill", parent=settings.get_profile("ci"),
-                              phases=[Phase.explicit, Phase.reuse, Phase.generate])
+    settings.register_profile(
+        "kill",
+        parent=settings.get_profile("ci"),
+        phases=[Phase.explicit, Phase.reuse, Phase.generate],
+    )
     # mutmut runs the covering properties once per mutant of impl/: the same budget.
     settings.register_profile("mutmut", parent=settings.get_profile("kill"))
     # Real vLLM as the target (tox -e vllm-*): upstream's Triton kernels run in Triton's
@@ -48,8 +56,11 @@ def choice(config: pytest.Config) -> tuple[str, str]:
     from hypothesis.errors import InvalidArgument
 
     option = config.getoption("hypothesis_profile", None)
-    name, source = ((option, "--hypothesis-profile") if option else
-                    (os.environ.get(PROFILE_ENV_VAR), f"${PROFILE_ENV_VAR}"))
+    name, source = (
+        (option, "--hypothesis-profile")
+        if option
+        else (os.environ.get(PROFILE_ENV_VAR), f"${PROFILE_ENV_VAR}")
+    )
     if not name:
         return DEFAULT_PROFILE, "default"
     try:
@@ -57,8 +68,8 @@ def choice(config: pytest.Config) -> tuple[str, str]:
     except InvalidArgument:
         known = ", ".join(sorted(getattr(settings, "_profiles", {}))) or "?"
         raise pytest.UsageError(
-            f"unknown Hypothesis profile {name!r} (from {source}); known profiles: "
-            f"{known}") from None
+            f"unknown Hypothesis profile {name!r} (from {source}); known profiles: {known}"
+        ) from None
     return name, source
 
 
@@ -75,8 +86,10 @@ def apply_example_database(config: pytest.Config) -> None:
     save, replay = config.getoption("--save-failures"), config.getoption("--replay")
     if not (save or replay):
         return
-    overrides: dict = {"database": DirectoryBasedExampleDatabase(str(save or replay)),
-                       "derandomize": False}
+    overrides: dict = {
+        "database": DirectoryBasedExampleDatabase(str(save or replay)),
+        "derandomize": False,
+    }
     if replay:
         overrides["phases"] = [Phase.explicit, Phase.reuse]
     settings.register_profile("mrv2-examples", parent=settings(), **overrides)

@@ -26,8 +26,7 @@ from mrv2_conformance.plugin.xfails import suite_nodeid
 FAILURE = "mrv2_failure"
 
 
-def verdict_of(counts: dict[str, int], interrupted: bool = False,
-               partial: bool = False) -> str:
+def verdict_of(counts: dict[str, int], interrupted: bool = False, partial: bool = False) -> str:
     """A family conforms only if it has passes and no failure *and no known
     deviation*: an xfail is a documented non-conformance, not a pass. An interrupted
     or partial run never says a family conforms."""
@@ -36,15 +35,22 @@ def verdict_of(counts: dict[str, int], interrupted: bool = False,
     if interrupted:
         return "incomplete (interrupted)"
     if partial:
-        return "partial run: not checked whole" if counts.get("passed") or \
-            counts.get("xfailed") else "not checked"
+        return (
+            "partial run: not checked whole"
+            if counts.get("passed") or counts.get("xfailed")
+            else "not checked"
+        )
     if counts.get("xfailed"):
         return "known deviations"
     return "conforms" if counts.get("passed") else "not checked"
 
 
-def overall(target: str, records: list[dict[str, Any]], interrupted: bool = False,
-            partial: list[str] | tuple[str, ...] = ()) -> str:
+def overall(
+    target: str,
+    records: list[dict[str, Any]],
+    interrupted: bool = False,
+    partial: list[str] | tuple[str, ...] = (),
+) -> str:
     """One line: whether the target conforms to the contract revision it claims. A
     failure is a non-conformance in any run; only a full run can conform."""
     claimed = sorted({r["revision"] for r in records if r.get("revision")})
@@ -52,16 +58,21 @@ def overall(target: str, records: list[dict[str, Any]], interrupted: bool = Fals
     tally = Counter(r["outcome"] for r in records)
     failed = tally["failed"] + tally["xpassed"]
     if failed:
-        return (f"{target} does NOT conform to contract revision {revision}: {failed} "
-                f"failed" + (f" (partial run: {'; '.join(partial)})" if partial else ""))
+        return f"{target} does NOT conform to contract revision {revision}: {failed} failed" + (
+            f" (partial run: {'; '.join(partial)})" if partial else ""
+        )
     if interrupted:
         return f"{target}: incomplete (interrupted) against contract revision {revision}"
     if partial:
-        return (f"{target}: PARTIAL RUN ({'; '.join(partial)}), not a conformance result: "
-                f"checked {checked(records)} against contract revision {revision}")
+        return (
+            f"{target}: PARTIAL RUN ({'; '.join(partial)}), not a conformance result: "
+            f"checked {checked(records)} against contract revision {revision}"
+        )
     if tally["xfailed"]:  # documented is not conforming
-        return (f"{target} does not conform to contract revision {revision}: "
-                f"{tally['xfailed']} known deviations (xfails), no other failure")
+        return (
+            f"{target} does not conform to contract revision {revision}: "
+            f"{tally['xfailed']} known deviations (xfails), no other failure"
+        )
     return f"{target} conforms to contract revision {revision}"
 
 
@@ -77,13 +88,19 @@ def record(report: Any) -> dict[str, Any] | None:
     outcome = report.outcome
     if hasattr(report, "wasxfail"):
         outcome = "xfailed" if report.skipped else "xpassed"
-    rec: dict[str, Any] = {"property": name, "family": family,
-                           "device": param.rstrip("]") or "cpu", "outcome": outcome,
-                           "duration_s": round(report.duration, 3)}
+    rec: dict[str, Any] = {
+        "property": name,
+        "family": family,
+        "device": param.rstrip("]") or "cpu",
+        "outcome": outcome,
+        "duration_s": round(report.duration, 3),
+    }
     failure = next((v for k, v in report.user_properties if k == FAILURE), None)
     if report.failed:
-        rec.update(failure or {"message": str(report.longrepr), "falsifying_example": "",
-                               "reproduction": ""})
+        rec.update(
+            failure
+            or {"message": str(report.longrepr), "falsifying_example": "", "reproduction": ""}
+        )
     elif report.skipped and isinstance(report.longrepr, tuple):
         rec["reason"] = str(report.longrepr[2])
     if hasattr(report, "wasxfail"):
@@ -125,19 +142,28 @@ _OUTCOMES = ("passed", "failed", "skipped", "xfailed", "xpassed")
 
 def validate(data: Any) -> None:
     """Raise ReportFormatError naming the first thing that is not a report's shape."""
-    if not isinstance(data, dict) or not isinstance(data.get("meta"), dict) \
-            or not isinstance(data.get("results"), list):
-        raise ReportFormatError("expected an object with 'meta' (an object) and 'results' "
-                                "(a list), as --conformance-report writes")
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("meta"), dict)
+        or not isinstance(data.get("results"), list)
+    ):
+        raise ReportFormatError(
+            "expected an object with 'meta' (an object) and 'results' "
+            "(a list), as --conformance-report writes"
+        )
     for i, r in enumerate(data["results"]):
         if not isinstance(r, dict) or any(not isinstance(r.get(k), str) for k in _RESULT_KEYS):
             raise ReportFormatError(f"result {i} lacks one of {', '.join(_RESULT_KEYS)}")
         if r["family"] not in FAMILIES:
-            raise ReportFormatError(f"result {i} ({r['property']}) has unknown family "
-                                    f"{r['family']!r}; known: {', '.join(FAMILIES)}")
+            raise ReportFormatError(
+                f"result {i} ({r['property']}) has unknown family "
+                f"{r['family']!r}; known: {', '.join(FAMILIES)}"
+            )
         if r["outcome"] not in _OUTCOMES:
-            raise ReportFormatError(f"result {i} ({r['property']}) has unknown outcome "
-                                    f"{r['outcome']!r}; known: {', '.join(_OUTCOMES)}")
+            raise ReportFormatError(
+                f"result {i} ({r['property']}) has unknown outcome "
+                f"{r['outcome']!r}; known: {', '.join(_OUTCOMES)}"
+            )
 
 
 def to_markdown(data: dict[str, Any]) -> str:
@@ -147,33 +173,48 @@ def to_markdown(data: dict[str, Any]) -> str:
     about = f" ({meta['target_description']})" if meta.get("target_description") else ""
     lines = [f"# MRV2 index-contract conformance: `{meta.get('target', '?')}`{about}", ""]
     if interrupted:
-        lines += ["**INTERRUPTED: the run was stopped before it finished. These are the "
-                  "results of the properties that ran; they do not show conformance.**", ""]
+        lines += [
+            "**INTERRUPTED: the run was stopped before it finished. These are the "
+            "results of the properties that ran; they do not show conformance.**",
+            "",
+        ]
     elif partial:
-        lines += [f"**PARTIAL RUN ({'; '.join(partial)}): these are the results of the "
-                  f"properties it selected; they do not show conformance.**", ""]
+        lines += [
+            f"**PARTIAL RUN ({'; '.join(partial)}): these are the results of the "
+            f"properties it selected; they do not show conformance.**",
+            "",
+        ]
     if results and tested_anything(results):
-        lines += [f"**{overall(meta.get('target', '?'), results, interrupted, partial)}**",
-                  ""]
+        lines += [f"**{overall(meta.get('target', '?'), results, interrupted, partial)}**", ""]
     if meta.get("disclosures"):
         lines += ["What the target replaced or generated:", ""]
         lines += [f"- {d}" for d in meta["disclosures"]] + [""]
-    lines += [f"{meta.get('versions', '')}; devices: {meta.get('devices', '')}; "
-              f"Hypothesis profile `{meta.get('profile', '?')}`, seed {meta.get('seed', '?')}",
-              "",
-              "| family | passed | failed | xfailed | skipped | verdict |",
-              "|---|---:|---:|---:|---:|---|"]
+    lines += [
+        f"{meta.get('versions', '')}; devices: {meta.get('devices', '')}; "
+        f"Hypothesis profile `{meta.get('profile', '?')}`, seed {meta.get('seed', '?')}",
+        "",
+        "| family | passed | failed | xfailed | skipped | verdict |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
     for family, c in per_family(results).items():
         verdict = verdict_of(c, interrupted=interrupted, partial=bool(partial))
         verdict = f"**{verdict}**" if verdict != "conforms" else verdict
-        lines.append(f"| {family} | {c['passed']} | {c['failed']} | "
-                     f"{c['xfailed']} | {c['skipped']} | {verdict} |")
+        lines.append(
+            f"| {family} | {c['passed']} | {c['failed']} | "
+            f"{c['xfailed']} | {c['skipped']} | {verdict} |"
+        )
     failures = [r for r in results if r["outcome"] in ("failed", "xpassed")]
     if failures:
         lines += ["", "## Failures", ""]
         for r in failures:
-            lines += [f"### `{r['property']}` ({r['family']}, {r['device']})", "",
-                      "```text", r.get("message", "") or r["outcome"], "```", ""]
+            lines += [
+                f"### `{r['property']}` ({r['family']}, {r['device']})",
+                "",
+                "```text",
+                r.get("message", "") or r["outcome"],
+                "```",
+                "",
+            ]
             if r.get("falsifying_example"):
                 lines += ["```", r["falsifying_example"], "```", ""]
             if r.get("reproduction"):
@@ -190,8 +231,10 @@ def to_markdown(data: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1:
-        print("usage: python -m mrv2_conformance.plugin.report REPORT.json > REPORT.md",
-              file=sys.stderr)
+        print(
+            "usage: python -m mrv2_conformance.plugin.report REPORT.json > REPORT.md",
+            file=sys.stderr,
+        )
         return 2
     path = Path(argv[0])
     try:

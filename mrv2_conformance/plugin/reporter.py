@@ -28,8 +28,9 @@ from mrv2_conformance.plugin.targets import (
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo
-                              ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """The revision and the target's disclosures travel with each report (also from
     xdist workers), and so does a failed property's record, taken from the exception
     itself (plugin/reproduce.py)."""
@@ -37,8 +38,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo
     if rep.failed and call.excinfo is not None and is_property(item):
         exc, name = call.excinfo.value, run(item.config).target_name
         reproduce.on_report(rep, item, exc, name)
-        rep.user_properties.append(
-            (report.FAILURE, reproduce.failure_record(item, exc, name)))
+        rep.user_properties.append((report.FAILURE, reproduce.failure_record(item, exc, name)))
         if isinstance(exc, reproduce.TargetTimeout) or reproduce.is_timeout(exc):
             rep.longrepr = reproduce.timeout_text(exc, name)
     if rep.when != "call":
@@ -63,24 +63,34 @@ def run_meta(config: pytest.Config, *, on_controller: bool = False) -> dict[str,
     device_type = device_choice(config)[0]
     tgt = target(config)
     # A target may describe itself (the vLLM adapter names the vLLM release).
-    description = (f"unavailable: {tgt.unavailable}" if tgt.unavailable else
-                   getattr(tgt.module, "TARGET_DESCRIPTION", ""))
+    description = (
+        f"unavailable: {tgt.unavailable}"
+        if tgt.unavailable
+        else getattr(tgt.module, "TARGET_DESCRIPTION", "")
+    )
     revision = "" if tgt.unavailable else tgt.revision
     max_model_len = None if tgt.unavailable else tgt.max_model_len
-    devices = ("cpu; accelerators: those each worker sees, listed in the report"
-               if on_controller else ", ".join(["cpu", *accelerator_devices(device_type)]))
+    devices = (
+        "cpu; accelerators: those each worker sees, listed in the report"
+        if on_controller
+        else ", ".join(["cpu", *accelerator_devices(device_type)])
+    )
     return {
         "target": run(config).target_name,
         "target_description": description,
         "contract_revision": revision,
         "max_model_len": max_model_len,
         "versions": f"python {platform.python_version()}, numpy {_version('numpy')}, "
-                    f"torch {_version('torch')}, hypothesis {hypothesis_version}",
+        f"torch {_version('torch')}, hypothesis {hypothesis_version}",
         "devices": devices,
         "profile": current_profile_name(),
-        "seed": str(seed) if seed is not None else (
-            "derandomized" if settings().derandomize else
-            "Hypothesis' own per property (an example database is in use)"),
+        "seed": str(seed)
+        if seed is not None
+        else (
+            "derandomized"
+            if settings().derandomize
+            else "Hypothesis' own per property (an example database is in use)"
+        ),
         "rerun": reproduce.rerun_command(config),
     }
 
@@ -92,11 +102,19 @@ def _suite_commit() -> str:
     if not (root / ".git").exists():
         return ""
     try:
-        head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], check=True,
-                              capture_output=True, text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain",
-                                "--untracked-files=no"], capture_output=True, text=True,
-                               timeout=10).stdout.strip()
+        head = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"],
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return ""
     return head + ("+modified" if dirty else "")
@@ -119,10 +137,19 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     note = run(config).workers_note
     return [
         f"mrv2-conformance target: {meta['target']} ({where})",
-        *([f"contract revision claimed: {meta['contract_revision']!r}"]
-          if meta["contract_revision"] else []),
-        *([f"prompts up to {meta['max_model_len']:,} tokens (the target's MAX_MODEL_LEN; "
-           f"contexts to the int32 limit)"] if meta.get("max_model_len") else []),
+        *(
+            [f"contract revision claimed: {meta['contract_revision']!r}"]
+            if meta["contract_revision"]
+            else []
+        ),
+        *(
+            [
+                f"prompts up to {meta['max_model_len']:,} tokens (the target's MAX_MODEL_LEN; "
+                f"contexts to the int32 limit)"
+            ]
+            if meta.get("max_model_len")
+            else []
+        ),
         f"versions: {meta['versions']}",
         f"devices: {meta['devices']} (accelerator type {device_choice(config)[0]!r})",
         f"hypothesis profile: {meta['profile']}, seed: {meta['seed']}",
@@ -158,22 +185,28 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     state = run(config)
     interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
-    if state.records and not interrupted and \
-            not conformance_report.tested_anything(state.records):
+    if state.records and not interrupted and not conformance_report.tested_anything(state.records):
         # Every selected property skipped: nothing was tested, which is not a pass.
         session.exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED
     state.partial = completeness.partial_reasons(config, session, state.records, interrupted)
     path = config.getoption("--conformance-report")
     if path is not None:
-        conformance_report.write(path, state.records, {
-            **run_meta(config), "interrupted": interrupted, "partial": state.partial,
-            "checked": completeness.checked(state.records), "suite_commit": _suite_commit(),
-            "disclosures": list(state.disclosures),
-            "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")})
+        conformance_report.write(
+            path,
+            state.records,
+            {
+                **run_meta(config),
+                "interrupted": interrupted,
+                "partial": state.partial,
+                "checked": completeness.checked(state.records),
+                "suite_commit": _suite_commit(),
+                "disclosures": list(state.disclosures),
+                "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+            },
+        )
 
 
-def pytest_terminal_summary(terminalreporter: Any, exitstatus: int,
-                            config: pytest.Config) -> None:
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     tr, state = terminalreporter, run(config)
     for line in deviations.unused_warnings(config):
         tr.write_line(line, yellow=True)
@@ -186,22 +219,29 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int,
     tally = conformance_report.per_family(state.records)
     interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
     partial = state.partial
-    tr.section(f"conformance of {state.target_name} by contract family"
-               + (" (INTERRUPTED: incomplete)" if interrupted else
-                  " (PARTIAL RUN: not a conformance result)" if partial else ""))
+    tr.section(
+        f"conformance of {state.target_name} by contract family"
+        + (
+            " (INTERRUPTED: incomplete)"
+            if interrupted
+            else " (PARTIAL RUN: not a conformance result)"
+            if partial
+            else ""
+        )
+    )
     cols = ("passed", "failed", "skipped", "xfailed")
     tr.write_line(f"{'family':<14}" + "".join(f"{c:>9}" for c in cols) + "  verdict")
     for family, counts in tally.items():
-        verdict = conformance_report.verdict_of(counts, interrupted=interrupted,
-                                                partial=bool(partial))
-        tr.write_line(f"{family:<14}" + "".join(f"{counts[c]:>9}" for c in cols)
-                      + f"  {verdict}")
+        verdict = conformance_report.verdict_of(
+            counts, interrupted=interrupted, partial=bool(partial)
+        )
+        tr.write_line(f"{family:<14}" + "".join(f"{counts[c]:>9}" for c in cols) + f"  {verdict}")
     if not conformance_report.tested_anything(state.records):
-        tr.write_line("nothing was tested: every selected property skipped (see -rs); "
-                      "the run fails", red=True)
+        tr.write_line(
+            "nothing was tested: every selected property skipped (see -rs); the run fails", red=True
+        )
     else:
-        line = conformance_report.overall(state.target_name, state.records, interrupted,
-                                          partial)
+        line = conformance_report.overall(state.target_name, state.records, interrupted, partial)
         tr.write_line(line, bold=True, green=" conforms " in line, red="NOT" in line)
     if any(r["outcome"] in ("failed", "xpassed") for r in state.records) or interrupted:
         tr.write_line(f"rerun this run with: {reproduce.rerun_command(config)}", bold=True)

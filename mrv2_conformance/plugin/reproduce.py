@@ -50,15 +50,19 @@ class TargetTimeout(BaseException):
 def parse_blob(value: str) -> tuple[str, str]:
     version, sep, blob = value.partition(":")
     if not sep or not version or not blob:
-        raise pytest.UsageError(f"--reproduce {value!r}: expected VERSION:BLOB, as printed "
-                                f"under '{SECTION}'")
+        raise pytest.UsageError(
+            f"--reproduce {value!r}: expected VERSION:BLOB, as printed under '{SECTION}'"
+        )
     return version, blob
 
 
 def blobs(exc: BaseException) -> list[tuple[str, str]]:
     """The (version, blob) of every failing example recorded on ``exc``."""
-    found = [(m.group(1), m.group(2)) for note in getattr(exc, "__notes__", ())
-             for m in _BLOB.finditer(str(note))]
+    found = [
+        (m.group(1), m.group(2))
+        for note in getattr(exc, "__notes__", ())
+        for m in _BLOB.finditer(str(note))
+    ]
     for sub in getattr(exc, "exceptions", ()):
         found += [b for b in blobs(sub) if b not in found]
     return found
@@ -113,12 +117,15 @@ def on_failure(item: pytest.Item, exc: BaseException, target: str) -> None:
     exc.add_note(SECTION + "".join(f"\n  {c}" for c in commands))
 
 
-def on_report(rep: pytest.TestReport, item: pytest.Item, exc: BaseException,
-              target: str) -> None:
+def on_report(rep: pytest.TestReport, item: pytest.Item, exc: BaseException, target: str) -> None:
     """A property that failed where ``on_failure`` did not see it (its setup, the
     tamper check after its body): its command, as a section of the report."""
-    if COMMANDS_KEY in item.stash or isinstance(exc, TargetTimeout) or is_timeout(exc) \
-            or item.config.getoption("--reproduce"):
+    if (
+        COMMANDS_KEY in item.stash
+        or isinstance(exc, TargetTimeout)
+        or is_timeout(exc)
+        or item.config.getoption("--reproduce")
+    ):
         return
     found: list[tuple[str, str] | None] = [*blobs(exc)] or [None]
     commands = [command(item, target, b) for b in found]
@@ -136,27 +143,30 @@ def failure_record(item: pytest.Item, exc: BaseException, target: str) -> dict[s
     its message (each failure of a group), the example that failed (Hypothesis'
     notes) and the reproduction commands."""
     if isinstance(exc, TargetTimeout) or is_timeout(exc):
-        return {"message": timeout_text(exc, target), "falsifying_example": "",
-                "reproduction": ""}
+        return {"message": timeout_text(exc, target), "falsifying_example": "", "reproduction": ""}
     messages, notes = [], []
     for leaf in _leaves(exc):
         text = str(leaf).strip()
         # pytest.fail(...) prints its bare message, as an assertion does
         bare = isinstance(leaf, AssertionError | pytest.fail.Exception) and text
         messages.append(text if bare else f"{type(leaf).__name__}: {text}")
-        notes += [str(n) for n in getattr(leaf, "__notes__", ())
-                  if not str(n).startswith(SECTION)]
+        notes += [str(n) for n in getattr(leaf, "__notes__", ()) if not str(n).startswith(SECTION)]
     if exc not in _leaves(exc):
-        notes += [str(n) for n in getattr(exc, "__notes__", ())
-                  if not str(n).startswith(SECTION)]
+        notes += [str(n) for n in getattr(exc, "__notes__", ()) if not str(n).startswith(SECTION)]
     commands: list[str] = item.stash.get(COMMANDS_KEY, [])
-    return {"message": "\n".join(messages), "falsifying_example": "\n".join(notes),
-            "reproduction": "\n".join(commands)}
+    return {
+        "message": "\n".join(messages),
+        "falsifying_example": "\n".join(notes),
+        "reproduction": "\n".join(commands),
+    }
 
 
 def timeout_text(exc: BaseException, target: str) -> str:
-    return str(exc) if isinstance(exc, TargetTimeout) else \
-        f"target {target} did not return within the timeout ({exc})"
+    return (
+        str(exc)
+        if isinstance(exc, TargetTimeout)
+        else f"target {target} did not return within the timeout ({exc})"
+    )
 
 
 def apply(items: list[pytest.Item], value: str) -> None:
@@ -166,7 +176,8 @@ def apply(items: list[pytest.Item], value: str) -> None:
     if len(items) != 1 and not on_worker:
         raise pytest.UsageError(
             f"--reproduce replays one property's example; select exactly one property "
-            f"({len(items)} selected)")
+            f"({len(items)} selected)"
+        )
     for item in items:
         assert isinstance(item, pytest.Function)  # collected properties are functions
         if hasattr(item.obj, "replay_state_machine"):
@@ -193,8 +204,9 @@ def guard_timeouts(item: pytest.Item, target: str, timeout: float) -> None:
         except pytest.fail.Exception as exc:
             if not is_timeout(exc):
                 raise
-            raise TargetTimeout(f"target {target} did not return within {timeout:g} s"
-                                f"{_where(exc)}") from None
+            raise TargetTimeout(
+                f"target {target} did not return within {timeout:g} s{_where(exc)}"
+            ) from None
 
     guarded._mrv2_timeout_guard = True  # type: ignore[attr-defined]
     hyp.inner_test = guarded
@@ -204,8 +216,10 @@ def _where(exc: BaseException) -> str:
     """Where the call was stopped: its innermost frame outside pytest-timeout."""
     tb, last = exc.__traceback__, None
     while tb is not None:
-        if "pytest_timeout" not in tb.tb_frame.f_code.co_filename and \
-                "_pytest" not in tb.tb_frame.f_code.co_filename:
+        if (
+            "pytest_timeout" not in tb.tb_frame.f_code.co_filename
+            and "_pytest" not in tb.tb_frame.f_code.co_filename
+        ):
             last = tb
         tb = tb.tb_next
     if last is None:

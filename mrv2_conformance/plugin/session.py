@@ -50,8 +50,11 @@ def active(config: pytest.Config) -> bool:
 
 
 def is_xdist_controller(config: pytest.Config) -> bool:
-    return (not hasattr(config, "workerinput") and config.getoption("dist", "no") != "no"
-            and bool(config.getoption("tx", None)))
+    return (
+        not hasattr(config, "workerinput")
+        and config.getoption("dist", "no") != "no"
+        and bool(config.getoption("tx", None))
+    )
 
 
 def in_suite(path: os.PathLike[str] | str) -> bool:

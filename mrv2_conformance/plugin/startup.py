@@ -25,7 +25,8 @@ def check_report_path(path: Path | None) -> None:
             pass
     except OSError as exc:
         raise pytest.UsageError(
-            f"--conformance-report {path}: cannot be written: {exc.strerror or exc}") from None
+            f"--conformance-report {path}: cannot be written: {exc.strerror or exc}"
+        ) from None
     if not existed:
         path.unlink()
 
@@ -40,8 +41,10 @@ def check_example_databases(save: Path | None, replay: Path | None) -> None:
     if not replay.is_dir():
         raise pytest.UsageError(f"--replay {replay}: no such example database")
     if not any(p.is_file() for p in replay.rglob("*")):
-        raise pytest.UsageError(f"--replay {replay}: the example database is empty "
-                                f"(nothing was saved there by --save-failures)")
+        raise pytest.UsageError(
+            f"--replay {replay}: the example database is empty "
+            f"(nothing was saved there by --save-failures)"
+        )
 
 
 def selects(markexpr: str, marks: set[str]) -> bool:
@@ -55,6 +58,7 @@ def selects(markexpr: str, marks: set[str]) -> bool:
         expr = Expression.compile(markexpr)
     except SyntaxError:
         return True
+
     def matcher(name: str, /, **_: str | int | bool | None) -> bool:
         return name in marks
 
@@ -65,16 +69,20 @@ def requires_device(markexpr: str, markers: list[str]) -> bool:
     """Whether ``-m markexpr`` selects no test that runs without an accelerator: false
     for every test's markers (one of ``markers``, or none) without ``gpu``."""
     return bool(markexpr) and not any(
-        selects(markexpr, k) for k in [set(), *({m} for m in markers)])
+        selects(markexpr, k) for k in [set(), *({m} for m in markers)]
+    )
 
 
-def check_devices(device_type: str, named: bool, markexpr: str,
-                  found: Callable[[], list[str]], markers: list[str]) -> None:
+def check_devices(
+    device_type: str, named: bool, markexpr: str, found: Callable[[], list[str]], markers: list[str]
+) -> None:
     """A run whose accelerator part would all skip is an error, not a pass. ``found``
     (which imports torch) is called only when the run needs an accelerator."""
     if named and device_type == "cpu":
-        raise pytest.UsageError("--device cpu: cpu is always tested; --device names an "
-                                "accelerator device type (cuda, xpu, npu, ...)")
+        raise pytest.UsageError(
+            "--device cpu: cpu is always tested; --device names an "
+            "accelerator device type (cuda, xpu, npu, ...)"
+        )
     if not (named or requires_device(markexpr, markers)) or found():
         return
     import torch
@@ -120,8 +128,11 @@ def check_target_exists(name: str) -> None:
     try:
         found = importlib.util.find_spec(name) is not None
     except (ImportError, ValueError) as exc:  # a parent package is missing or broken
-        raise pytest.UsageError(f"cannot import conformance target {name!r}: "
-                                f"{type(exc).__name__}: {exc}") from None
+        raise pytest.UsageError(
+            f"cannot import conformance target {name!r}: {type(exc).__name__}: {exc}"
+        ) from None
     if not found:
-        raise pytest.UsageError(f"cannot import conformance target {name!r}: "
-                                f"ModuleNotFoundError: No module named {name!r}")
+        raise pytest.UsageError(
+            f"cannot import conformance target {name!r}: "
+            f"ModuleNotFoundError: No module named {name!r}"
+        )

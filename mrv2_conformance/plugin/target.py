@@ -28,7 +28,8 @@ def load_target(name: str) -> Target:
         return Target(name, None, unavailable=str(exc))
     except Exception as exc:  # any import-time failure is the target's, not ours
         raise TargetImportError(
-            f"cannot import conformance target {name!r}: {type(exc).__name__}: {exc}") from exc
+            f"cannot import conformance target {name!r}: {type(exc).__name__}: {exc}"
+        ) from exc
     target = Target(name, module)
     try:
         check_revision(target.revision, f"target {name}")

@@ -78,15 +78,24 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if worker and found:
         # Under xdist every worker must collect the same ids: one logical accelerator
         # param, bound to this worker's own device, so `-n <num_gpus>` spreads the work.
-        params.append(pytest.param(pinned_device(found, worker), id=device_type,
-                                   marks=pytest.mark.gpu))
+        params.append(
+            pytest.param(pinned_device(found, worker), id=device_type, marks=pytest.mark.gpu)
+        )
     else:
         params += [pytest.param(d, id=d, marks=pytest.mark.gpu) for d in found]
     if not found:
-        params.append(pytest.param(device_type, id=device_type, marks=[
-            pytest.mark.gpu,
-            pytest.mark.skip(reason=f"no {device_type} device visible to torch "
-                                    f"{torch.__version__}")]))
+        params.append(
+            pytest.param(
+                device_type,
+                id=device_type,
+                marks=[
+                    pytest.mark.gpu,
+                    pytest.mark.skip(
+                        reason=f"no {device_type} device visible to torch {torch.__version__}"
+                    ),
+                ],
+            )
+        )
     metafunc.parametrize("device", params)
 
 
@@ -101,8 +110,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     blob = config.getoption("--reproduce")
     if blob:
         reproduce.apply(items, blob)
-    timeout = config.getoption("--target-timeout") \
-        if config.pluginmanager.has_plugin("timeout") else 0
+    timeout = (
+        config.getoption("--target-timeout") if config.pluginmanager.has_plugin("timeout") else 0
+    )
     for item in items:
         if timeout and is_property(item) and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(timeout, method="signal"))
@@ -122,12 +132,18 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
         raise
     finally:  # also when the test failed: the tampering is the news
         fingerprint = run(item.config).fingerprint
-        changes = fingerprint.changes() if fingerprint is not None and \
-            "target" in getattr(item, "fixturenames", ()) else []
+        changes = (
+            fingerprint.changes()
+            if fingerprint is not None and "target" in getattr(item, "fixturenames", ())
+            else []
+        )
         if changes:
-            pytest.fail(f"target {run(item.config).target_name} changed the suite's own "
-                        f"code (the oracle it is checked against), so no result of this run "
-                        f"can be trusted: {'; '.join(changes[:6])}", pytrace=False)
+            pytest.fail(
+                f"target {run(item.config).target_name} changed the suite's own "
+                f"code (the oracle it is checked against), so no result of this run "
+                f"can be trusted: {'; '.join(changes[:6])}",
+                pytrace=False,
+            )
 
 
 @pytest.fixture(scope="session", name="target")

@@ -13,8 +13,11 @@ def fit_to_idle_cpus(config: pytest.Config) -> None:
     made a parallel run slower than a serial one. Fewer workers, or none, instead; the
     header says so. Runs before xdist turns "auto" into a number."""
     requested = getattr(config.option, "numprocesses", None)
-    if requested not in ("auto", "logical") or not config.pluginmanager.has_plugin("xdist") \
-            or config.getoption("usepdb", False):
+    if (
+        requested not in ("auto", "logical")
+        or not config.pluginmanager.has_plugin("xdist")
+        or config.getoption("usepdb", False)
+    ):
         return
     cpus = int(config.hook.pytest_xdist_auto_num_workers(config=config))
     idle = startup.idle_cpus()
@@ -25,5 +28,6 @@ def fit_to_idle_cpus(config: pytest.Config) -> None:
         workers = 0
     run(config).workers_note = (
         f"-n {requested} -> {workers or 'serial'}: {idle:.1f} of {cpus} CPUs idle"
-        + (f" (-n {cpus} runs {cpus})" if workers < cpus else ""))
+        + (f" (-n {cpus} runs {cpus})" if workers < cpus else "")
+    )
     config.option.numprocesses = workers  # xdist sets dist and tx from it

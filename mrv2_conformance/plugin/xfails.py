@@ -78,7 +78,8 @@ def parse(path: Path) -> list[Entry]:
         if len(parts) != 3 or not all(parts):
             raise XfailsFileError(
                 f"{path}:{lineno}: expected '<test id prefix> | <pattern> | <reason>', got "
-                f"{line[:80]!r}")
+                f"{line[:80]!r}"
+            )
         prefix, pattern, reason = parts
         try:
             compiled = re.compile(pattern)
@@ -100,8 +101,9 @@ def _release_range(prefix: str, where: str) -> tuple[str, bool]:
     except InvalidRequirement as exc:
         raise XfailsFileError(f"{where}: bad release range [{spec}]: {exc}") from None
     if not sep or not rest.strip():
-        raise XfailsFileError(f"{where}: expected '[<release range>] <test id prefix>', got "
-                              f"{prefix[:80]!r}")
+        raise XfailsFileError(
+            f"{where}: expected '[<release range>] <test id prefix>', got {prefix[:80]!r}"
+        )
     try:
         installed = metadata.version(req.name)
     except metadata.PackageNotFoundError:
@@ -135,6 +137,7 @@ def _definitions(path: str) -> dict[str, list[int]]:
                 visit(child, name + ".")
             elif isinstance(child, (ast.If, ast.Try, ast.With)):
                 visit(child, scope)
+
     try:
         visit(ast.parse(file.read_text(encoding="utf-8")), "")
     except (OSError, SyntaxError, ValueError):
@@ -145,10 +148,11 @@ def _definitions(path: str) -> dict[str, list[int]]:
 def cite_lines(reason: str) -> str:
     """``path.py::Name`` citations with the installed definition's line added (resolved
     when a failure is reported: the target, on whose path the file may be, is loaded)."""
+
     def one(m: re.Match[str]) -> str:
         lines = _definitions(m.group(1)).get(m.group(2))
-        return (f"{m.group(1)}:{'/'.join(map(str, lines))} ({m.group(2)})" if lines
-                else m.group(0))
+        return f"{m.group(1)}:{'/'.join(map(str, lines))} ({m.group(2)})" if lines else m.group(0)
+
     return _CITATION.sub(one, reason)
 
 
@@ -162,7 +166,7 @@ def suite_nodeid(nodeid: str) -> str:
     path, sep, rest = nodeid.partition("::")
     at = path.rfind(_PACKAGE)
     if at != -1 and (at == 0 or path[at - 1] == "/"):
-        path = path[at + len(_PACKAGE):]
+        path = path[at + len(_PACKAGE) :]
     return path + sep + rest
 
 

@@ -55,15 +55,16 @@ class BatchCase:
     def batch(self) -> SchedulerBatch:
         # Fresh containers each time: a target that mutates its input cannot
         # poison the next call.
-        return SchedulerBatch(dict(self.num_scheduled_tokens),
-                              {k: list(v) for k, v in self.draft_tokens.items()})
+        return SchedulerBatch(
+            dict(self.num_scheduled_tokens), {k: list(v) for k, v in self.draft_tokens.items()}
+        )
 
     def build_table(self, target: Any) -> Any:
         return self.history.build(target)
 
+
 def _size_event(num_reqs: int) -> str:
-    return ("1" if num_reqs == 1 else "2-4" if num_reqs <= 4 else "5-16" if num_reqs <= 16
-            else "17+")
+    return "1" if num_reqs == 1 else "2-4" if num_reqs <= 4 else "5-16" if num_reqs <= 16 else "17+"
 
 
 _SPEC_STATE = st.sampled_from(("any", "decode"))
@@ -103,8 +104,9 @@ def _chunk(code: int, rest: int) -> int:
 
 
 @st.composite
-def batch_cases(draw: st.DrawFn, kinds: tuple[str, ...] = BATCH_KINDS,
-                max_num_reqs: int | None = None) -> BatchCase:
+def batch_cases(
+    draw: st.DrawFn, kinds: tuple[str, ...] = BATCH_KINDS, max_num_reqs: int | None = None
+) -> BatchCase:
     # Choices that only some kinds use are drawn for every kind (slot_tables: aligned
     # choices).
     kind = draw(_sampled(kinds), label="kind")
@@ -115,8 +117,10 @@ def batch_cases(draw: st.DrawFn, kinds: tuple[str, ...] = BATCH_KINDS,
     # Some of the live requests, all of them, or all of a full table (full batches are
     # a case of their own: every slot index in use).
     scope = draw(_SCOPE, label="scheduled")
-    hist = draw(slot_histories(state=state, max_num_reqs=size, end_full=scope == "full_table"),
-                label="history")
+    hist = draw(
+        slot_histories(state=state, max_num_reqs=size, end_full=scope == "full_table"),
+        label="history",
+    )
     drawn_spec = draw(_NUM_SPEC, label="num_speculative_tokens")
     num_spec = drawn_spec if kind == "spec_decode" else 0
     decode_query_len = 1 + num_spec
@@ -149,8 +153,14 @@ def batch_cases(draw: st.DrawFn, kinds: tuple[str, ...] = BATCH_KINDS,
         # Draft entries for ids outside the batch must be ignored.
         drafts[draw_fresh_id(draw, num, label="foreign_draft_id")] = [7]
     total = sum(num.values())
-    case = BatchCase(hist, num, drafts, decode_query_len, kind,
-                     max_num_tokens=total + draw(_SPARE, label="spare_tokens"))
+    case = BatchCase(
+        hist,
+        num,
+        drafts,
+        decode_query_len,
+        kind,
+        max_num_tokens=total + draw(_SPARE, label="spare_tokens"),
+    )
     event(f"batch kind: {kind}")
     event(f"num_reqs: {_size_event(len(num))}")
     if len(num) < len(hist.live) or hist.removed:
@@ -178,26 +188,37 @@ def missing_id_cases(draw: st.DrawFn) -> BatchCase:
         if removed and draw(_BOOL, label="missing_was_removed") is True:
             req_id = removed.pop(draw(st.integers(0, len(removed) - 1), label="removed_id"))
         else:
-            req_id = draw_fresh_id(draw, {*case.history.live, *case.num_scheduled_tokens,
-                                          *case.history.removed, *missing}, label="missing_id")
+            req_id = draw_fresh_id(
+                draw,
+                {*case.history.live, *case.num_scheduled_tokens, *case.history.removed, *missing},
+                label="missing_id",
+            )
         if items and draw(_BOOL, label="missing_ties_a_present_request") is True:
             tokens = items[draw(st.integers(0, len(items) - 1), label="tie_with")][1]
         else:
             tokens = draw(st.integers(1, 8), label="missing_tokens")
-        items.insert(draw(st.integers(0, len(items)), label="missing_position"),
-                     (req_id, tokens))
+        items.insert(draw(st.integers(0, len(items)), label="missing_position"), (req_id, tokens))
         missing.append(req_id)
     num = dict(items)
     drafts = {r: d for r, d in case.draft_tokens.items() if r not in missing}
     event(f"missing ids: {shape}" + (" (one-request batch)" if len(num) == 1 else ""))
-    return replace(case, num_scheduled_tokens=num, draft_tokens=drafts,
-                   max_num_tokens=sum(num.values()) + 8, missing_ids=tuple(missing))
+    return replace(
+        case,
+        num_scheduled_tokens=num,
+        draft_tokens=drafts,
+        max_num_tokens=sum(num.values()) + 8,
+        missing_ids=tuple(missing),
+    )
 
 
 def _fixed_history() -> SlotHistory:
     """Four live decodes and one freed id, slots with a hole."""
-    return SlotHistory.from_ops(6, *[("add", r, 4, 6) for r in ("a", "b", "c", "gone")],
-                                ("remove", "gone", 0, 0), ("add", "d", 4, 6))
+    return SlotHistory.from_ops(
+        6,
+        *[("add", r, 4, 6) for r in ("a", "b", "c", "gone")],
+        ("remove", "gone", 0, 0),
+        ("add", "d", 4, 6),
+    )
 
 
 def _missing_example(num: dict[str, int], missing: tuple[str, ...]) -> BatchCase:
@@ -222,8 +243,8 @@ MISSING_ID_EXAMPLES = (
 # the batch leave a draft-free batch (expanded_idx_mapping *is* idx_mapping). Random
 # draws reach it now and then; this pins it.
 NO_DRAFT_ENTRIES_EXAMPLE = BatchCase(
-    _fixed_history(), {"a": 1, "b": 1, "c": 1}, {"b": [], "outsider": [7]}, 2,
-    "spec_decode", 11)
+    _fixed_history(), {"a": 1, "b": 1, "c": 1}, {"b": [], "outsider": [7]}, 2, "spec_decode", 11
+)
 
 
 # Production limits and their neighbours (CONTRACT, Terms: Magnitudes), each an
@@ -240,15 +261,17 @@ _BOUNDARIES = (2**15 - 1, 2**15, 2**16 - 1, 2**16, 2**20 + 1, 2**24, 2**24 + 1, 
 
 
 def _decodes_at(contexts: tuple[int, ...], ids: tuple[str, ...], size: int) -> BatchCase:
-    hist = SlotHistory.from_ops(size, *[("add", r, 5, c) for r, c in zip(ids, contexts,
-                                                                          strict=True)])
+    hist = SlotHistory.from_ops(
+        size, *[("add", r, 5, c) for r, c in zip(ids, contexts, strict=True)]
+    )
     return BatchCase(hist, dict.fromkeys(ids, 1), {}, 1, "decode", len(ids) + 2)
 
 
 def _top_slots(size: int) -> BatchCase:
     ids = ("a", "b", "c", "gone", "d")
-    hist = SlotHistory.from_ops(size, *[("add", r, 4, 6) for r in ids[:4]],
-                                ("remove", "gone", 0, 0), ("add", "d", 4, 6))
+    hist = SlotHistory.from_ops(
+        size, *[("add", r, 4, 6) for r in ids[:4]], ("remove", "gone", 0, 0), ("add", "d", 4, 6)
+    )
     return BatchCase(hist, {"d": 1, "a": 1, "c": 1, "b": 1}, {}, 1, "decode", 8)
 
 
@@ -262,12 +285,17 @@ def _long_step(total: int) -> BatchCase:
 
 _SUFFIXED = tuple(f"chatcmpl-client 7 é-{s:08x}" for s in (0x0A1B2C3D, 0x0A1B2C3E, 7))
 _PREFIXED = tuple("x" * 64 + tail for tail in ("-0", "-1", ""))
+
+
 def production_cases() -> list[BatchCase]:
     """The examples at the current limits (built when a test module is decorated,
     after the plugin has configured the target's MAX_MODEL_LEN)."""
     cases = [
         _decodes_at(_BOUNDARIES, tuple(f"cmpl-{i:016x}-{i:08x}" for i in range(8)), 8),
-        _top_slots(1024), _top_slots(1023), _top_slots(257), _top_slots(256),
+        _top_slots(1024),
+        _top_slots(1023),
+        _top_slots(257),
+        _top_slots(256),
         _decodes_at((2**16, 2**16 + 1, 2**16 + 2), _SUFFIXED, 3),
         _decodes_at((3, 4, 5), _PREFIXED, 3),
         _decodes_at((7, 2**20), ("é" * 4096, "é" * 4095 + "e"), 2),
@@ -301,6 +329,7 @@ class SortCase:
     num_tokens_per_req: dict[str, int]
     draft_tokens: dict[str, list[int]]
     decode_query_len: int
+
 
 MAX_SORT_IDS = 64
 

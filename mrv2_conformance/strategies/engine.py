@@ -66,8 +66,7 @@ def deployments(draw: st.DrawFn, small_tables: bool = False) -> Deployment:
     world = draw(_WORLD, label="pcp_world_size")
     ids = draw(id_schemes(), label="ids")
     # PCP does not take drafts (CONTRACT F3): a PCP deployment speculates not.
-    return Deployment(max_num_reqs, max(budget, 2), num_spec if world == 1 else 0,
-                      world, ids)
+    return Deployment(max_num_reqs, max(budget, 2), num_spec if world == 1 else 0, world, ids)
 
 
 arrival_codes = _blob(ARRIVAL_BYTES * MAX_ARRIVALS)
@@ -97,8 +96,20 @@ def prompt_length(size_class: int, magnitude: int, max_model_len: int) -> int:
 
 # How far past a finished prompt a resumed request's context reaches: small, at the
 # int16 / uint16 / float32-exact boundaries, past a million, up to the int32 limit.
-_CONTEXT_OFFSETS = (0, 1, 7, 200, 2**15 - 1, 2**15, 2**16 - 1, 2**16, 2**20, 2**24 + 1,
-                    2**30, INT32_MAX)
+_CONTEXT_OFFSETS = (
+    0,
+    1,
+    7,
+    200,
+    2**15 - 1,
+    2**15,
+    2**16 - 1,
+    2**16,
+    2**20,
+    2**24 + 1,
+    2**30,
+    INT32_MAX,
+)
 
 
 def computed_at_arrival(context_class: int, prefill_len: int, magnitude: int) -> int:

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from hypothesis import strategies as st
 
 realistic_ids = st.builds(
-    lambda h, n: f"cmpl-{h:032x}-{n}",
-    st.integers(0, 2**128 - 1), st.integers(0, 3))
+    lambda h, n: f"cmpl-{h:032x}-{n}", st.integers(0, 2**128 - 1), st.integers(0, 3)
+)
 
 # Any text at all, including "", surrogate-free unicode, whitespace and digits:
 # upstream only ever hashes ids, so the contract must hold for every str.
@@ -30,8 +30,7 @@ def request_ids() -> st.SearchStrategy[str]:
     return _REQUEST_IDS
 
 
-def draw_fresh_id(draw: st.DrawFn, taken: Container[str],
-                  label: str = "req_id") -> str:
+def draw_fresh_id(draw: st.DrawFn, taken: Container[str], label: str = "req_id") -> str:
     """A request id not in ``taken``. Made unique by suffixing rather than by
     ``.filter``, which would reject and redraw (slow, and shrinks worse)."""
     return make_fresh(draw(_REQUEST_IDS, label=label), taken)
@@ -55,10 +54,22 @@ def make_fresh(req_id: str, taken: Container[str]) -> str:
 # every id (v1/engine/input_processor.py:359) unless VLLM_DISABLE_REQUEST_ID_RANDOMIZATION
 # is set. Releases before the 16-hex uuid used 32 hex digits ("cmpl-<32 hex>-0").
 VLLM_TEMPLATES = (
-    "cmpl-{h}-{s}", "chatcmpl-{h}-{s}", "{i}_cmpl-{h}-{s}", "cmpl-{h}-{k}-{s}",
-    "chatcmpl-{h}_{k}-{s}", "embd-{h}-{k}-{s}", "{n}-{s}", "resp_{h}_{k}-{s}",
-    "pooling-{h}-{k}-{s}", "classify-{h}-{s}", "score-{h}-{k}-{s}", "trsc-{h}-{s}",
-    "{n}", "cmpl-{H}-{k}", "chatcmpl-{x}-{s}", "decision-{h}-{s}",
+    "cmpl-{h}-{s}",
+    "chatcmpl-{h}-{s}",
+    "{i}_cmpl-{h}-{s}",
+    "cmpl-{h}-{k}-{s}",
+    "chatcmpl-{h}_{k}-{s}",
+    "embd-{h}-{k}-{s}",
+    "{n}-{s}",
+    "resp_{h}_{k}-{s}",
+    "pooling-{h}-{k}-{s}",
+    "classify-{h}-{s}",
+    "score-{h}-{k}-{s}",
+    "trsc-{h}-{s}",
+    "{n}",
+    "cmpl-{H}-{k}",
+    "chatcmpl-{x}-{s}",
+    "decision-{h}-{s}",
 )
 
 
@@ -69,9 +80,14 @@ def vllm_id(base: int, i: int) -> str:
     reuses its X-Request-Id)."""
     v = (base + i) % 2**128
     return VLLM_TEMPLATES[i % len(VLLM_TEMPLATES)].format(
-        h=f"{v % 2**64:016x}", H=f"{v:032x}",
-        s=f"{(v * 0x9E3779B97F4A7C15 >> 40) % 2**32:08x}", i=i % 4,
-        k=i // len(VLLM_TEMPLATES) % 3, n=i, x=f"client {base % 997} é")
+        h=f"{v % 2**64:016x}",
+        H=f"{v:032x}",
+        s=f"{(v * 0x9E3779B97F4A7C15 >> 40) % 2**32:08x}",
+        i=i % 4,
+        k=i // len(VLLM_TEMPLATES) % 3,
+        n=i,
+        x=f"client {base % 997} é",
+    )
 
 
 # Appended to a text scheme's prefix in turn: the first request of a history with an
@@ -106,8 +122,9 @@ class IdScheme:
 # (style, length): mostly short ids; now and then a text prefix repeated to at least
 # hundreds or thousands of characters (a client's X-Request-Id has no length limit).
 # One choice.
-_STYLE = st.sampled_from([(s, 0) for s in ID_STYLES] * 3 + [("text", 64), ("text", 1000),
-                                                            ("mixed", 1200)])
+_STYLE = st.sampled_from(
+    [(s, 0) for s in ID_STYLES] * 3 + [("text", 64), ("text", 1000), ("mixed", 1200)]
+)
 _LONG_FILLER = "r"  # a long style's prefix where the drawn one is empty
 _BASE = st.integers(0, 2**128 - 1)
 
@@ -122,5 +139,6 @@ def id_schemes(draw: st.DrawFn) -> IdScheme:
     if length and not prefix:
         prefix = _LONG_FILLER
     repeat = -(-length // len(prefix)) if length else 1  # the prefix reaches `length`
-    return IdScheme(style, prefix if text else "", base if style != "text" else 0,
-                    repeat if text else 1)
+    return IdScheme(
+        style, prefix if text else "", base if style != "text" else 0, repeat if text else 1
+    )

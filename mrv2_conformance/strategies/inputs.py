@@ -11,8 +11,10 @@ from hypothesis.extra import numpy as hnp
 from mrv2_conformance.strategies.slot_tables import table_sizes
 
 # intp, int32 and bool: the index, count and mask dtypes the contract moves to a device.
-copy_sources = hnp.arrays(st.sampled_from([np.intp, np.int32, np.bool_]),
-                          hnp.array_shapes(max_dims=1, min_side=1, max_side=64))
+copy_sources = hnp.arrays(
+    st.sampled_from([np.intp, np.int32, np.bool_]),
+    hnp.array_shapes(max_dims=1, min_side=1, max_side=64),
+)
 
 
 _EXTRA = st.integers(0, 80)

@@ -25,11 +25,13 @@ LIMITS = Limits()
 
 def configure(max_model_len: int | None) -> None:
     """Called by the plugin with the target's ``MAX_MODEL_LEN`` (None: undeclared)."""
-    valid = isinstance(max_model_len, int) and not isinstance(max_model_len, bool) and \
-        1 <= max_model_len <= INT32_MAX
+    valid = (
+        isinstance(max_model_len, int)
+        and not isinstance(max_model_len, bool)
+        and 1 <= max_model_len <= INT32_MAX
+    )
     if max_model_len is not None and not valid:
-        raise ValueError(f"MAX_MODEL_LEN must be an int in [1, {INT32_MAX}], got "
-                         f"{max_model_len!r}")
+        raise ValueError(f"MAX_MODEL_LEN must be an int in [1, {INT32_MAX}], got {max_model_len!r}")
     LIMITS.max_model_len = INT32_MAX if max_model_len is None else max_model_len
 
 

@@ -28,6 +28,7 @@ class PcpCase:
     batch_case: BatchCase
     world_size: int
 
+
 @st.composite
 def pcp_cases(draw: st.DrawFn, world_sizes: tuple[int, ...] = WORLD_SIZES) -> PcpCase:
     # The world size is the first choice: drawn before the batch it spreads evenly.
@@ -38,11 +39,22 @@ def pcp_cases(draw: st.DrawFn, world_sizes: tuple[int, ...] = WORLD_SIZES) -> Pc
 
 
 MIXED_BATCH = BatchCase(
-    SlotHistory.from_ops(6, ("add", "long-prefill", 37, 0), ("add", "chunked", 40, 10),
-             ("add", "decode-a", 5, 9), ("add", "gone", 3, 0), ("remove", "gone", 0, 0),
-             ("add", "short", 2, 0), ("add", "decode-b", 3, 3)),
+    SlotHistory.from_ops(
+        6,
+        ("add", "long-prefill", 37, 0),
+        ("add", "chunked", 40, 10),
+        ("add", "decode-a", 5, 9),
+        ("add", "gone", 3, 0),
+        ("remove", "gone", 0, 0),
+        ("add", "short", 2, 0),
+        ("add", "decode-b", 3, 3),
+    ),
     {"decode-a": 1, "long-prefill": 37, "short": 2, "chunked": 5, "decode-b": 1},
-    {}, 1, "mixed", max_num_tokens=50)
+    {},
+    1,
+    "mixed",
+    max_num_tokens=50,
+)
 
 
 def every_world_size(test: F) -> F:

@@ -52,6 +52,7 @@ class SlotHistory:
                 table.remove_request(req_id)
         return table
 
+
 SMALL_TABLE = 16
 LARGE_TABLE = 64
 _MAX_PREFILL = 96
@@ -76,8 +77,15 @@ _MAX_LEN = 12
 # the int16 and uint16 limits, past a million, at float32's last exact integer, and
 # below the int32 limit (a step still fits on top).
 CONTEXT_LIMIT = INT32_MAX - 2**17
-MAGNITUDES = ((1, 0),) * 7 + ((86, 0), (683, 0), (1, 2**15 - 48), (1, 2**16 - 48),
-                             (1, 2**20), (1, 2**24 - 48), (1, CONTEXT_LIMIT - 2**16))
+MAGNITUDES = ((1, 0),) * 7 + (
+    (86, 0),
+    (683, 0),
+    (1, 2**15 - 48),
+    (1, 2**16 - 48),
+    (1, 2**20),
+    (1, 2**24 - 48),
+    (1, CONTEXT_LIMIT - 2**16),
+)
 # Whether the table starts full, and the magnitude of its requests: one choice.
 _START = st.sampled_from([(full, m) for m in MAGNITUDES for full in (False, True)])
 
@@ -88,8 +96,7 @@ def decode_request(code: int) -> tuple[int, int]:
     return low + 1, max(0, high - _BOUNDARY_CODES)
 
 
-def draw_codes(draw: st.DrawFn, n: int, bound: int, label: str,
-               width: int = 2) -> list[int]:
+def draw_codes(draw: st.DrawFn, n: int, bound: int, label: str, width: int = 2) -> list[int]:
     """n codes in [0, bound) from one bytes choice of ``width`` bytes per code: one
     choice for a whole history or batch instead of one per request (per-request
     choices were most of the suite's run time). Shrinks towards code 0. Exactly
@@ -97,8 +104,7 @@ def draw_codes(draw: st.DrawFn, n: int, bound: int, label: str,
     if n == 0:
         return []
     blob = draw(_blob(n * width), label=label)
-    return [int.from_bytes(blob[i: i + width], "big") % bound
-            for i in range(0, n * width, width)]
+    return [int.from_bytes(blob[i : i + width], "big") % bound for i in range(0, n * width, width)]
 
 
 @functools.cache
@@ -121,8 +127,7 @@ def draw_table_size(draw: st.DrawFn, label: str = "max_num_reqs") -> int:
     small = draw(_SMALL_SIZE, label=label)  # aligned choices: drawn for every class
     if size_class == "small":
         return small
-    return draw(_LARGE_SIZE if size_class == "large" else _PRODUCTION_SIZE,
-                label=label + "_large")
+    return draw(_LARGE_SIZE if size_class == "large" else _PRODUCTION_SIZE, label=label + "_large")
 
 
 def _lift(prefill_len: int, computed: int, base: int, limit: int) -> tuple[int, int]:
@@ -142,9 +147,15 @@ def table_sizes(draw: st.DrawFn) -> int:
 
 
 @st.composite
-def slot_histories(draw: st.DrawFn, *, max_num_reqs: int | None = None,
-                   state: str = "any", min_live: int = 1, end_full: bool = False,
-                   max_len: int = _MAX_LEN) -> SlotHistory:
+def slot_histories(
+    draw: st.DrawFn,
+    *,
+    max_num_reqs: int | None = None,
+    state: str = "any",
+    min_live: int = 1,
+    end_full: bool = False,
+    max_len: int = _MAX_LEN,
+) -> SlotHistory:
     """A random history ending with at least ``min_live`` live requests.
 
     ``end_full``: the history ends with every slot taken (after its removals).

@@ -42,11 +42,13 @@ class StepCase:
         return self.history.max_num_reqs
 
     def step(self) -> SchedulerBatch:
-        return SchedulerBatch(dict(self.num_scheduled_tokens),
-                              {k: list(v) for k, v in self.draft_tokens.items()},
-                              scheduled_new_reqs=list(self.new),
-                              scheduled_cached_reqs=dict(self.cached),
-                              finished_req_ids=set(self.finished))
+        return SchedulerBatch(
+            dict(self.num_scheduled_tokens),
+            {k: list(v) for k, v in self.draft_tokens.items()},
+            scheduled_new_reqs=list(self.new),
+            scheduled_cached_reqs=dict(self.cached),
+            finished_req_ids=set(self.finished),
+        )
 
     def build_table(self, target: Any) -> Any:
         return self.history.build(target)
@@ -106,6 +108,15 @@ def step_cases(draw: st.DrawFn, shapes: tuple[str, ...] | None = None) -> StepCa
         event("step: finishes requests")
     if new:
         event("step: adds requests")
-    return StepCase(hist, tuple(finished), tuple(new), cached, num, drafts,
-                    case.decode_query_len, case.max_num_tokens + budget_extra,
-                    past_capacity=shape == "past capacity", unknown_cached=unknown)
+    return StepCase(
+        hist,
+        tuple(finished),
+        tuple(new),
+        cached,
+        num,
+        drafts,
+        case.decode_query_len,
+        case.max_num_tokens + budget_extra,
+        past_capacity=shape == "past capacity",
+        unknown_cached=unknown,
+    )

@@ -27,8 +27,7 @@ GENERIC = ("impl", "strategies", "conformance", "adapters", "tests", "bench", "x
 
 def run(args: list[str], cwd: Path, shell: bool = False) -> subprocess.CompletedProcess:
     print(f"$ {args if shell else ' '.join(args)}", flush=True)
-    proc = subprocess.run(args, cwd=cwd, shell=shell, capture_output=True, text=True,
-                          timeout=600)
+    proc = subprocess.run(args, cwd=cwd, shell=shell, capture_output=True, text=True, timeout=600)
     print(proc.stdout[-1500:] + proc.stderr[-800:], flush=True)
     return proc
 
@@ -42,33 +41,59 @@ def check(ok: bool, what: str) -> None:
 def main() -> None:
     where = Path(mrv2_conformance.__file__).resolve().parent
     check("site-packages" in where.parts, f"mrv2_conformance is the installed copy ({where})")
-    check(all(importlib.util.find_spec(n) is None for n in GENERIC),
-          f"no generic top-level name is importable ({', '.join(GENERIC)})")
+    check(
+        all(importlib.util.find_spec(n) is None for n in GENERIC),
+        f"no generic top-level name is importable ({', '.join(GENERIC)})",
+    )
     found = shutil.which("mrv2-conformance")
     check(found is not None, "the mrv2-conformance command is on PATH")
     command = str(found)
     with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
         here, elsewhere = Path(a), Path(b)
         ok = run([command, "-q", "-p", "no:xdist"], here)
-        check(ok.returncode == 0 and "NON-CONFORMING" not in ok.stdout
-              and "conforms" in ok.stdout, "the reference conforms")
+        check(
+            ok.returncode == 0 and "NON-CONFORMING" not in ok.stdout and "conforms" in ok.stdout,
+            "the reference conforms",
+        )
         report = here / "report.json"
-        bad = run([command, "-q", "-p", "no:xdist", "--target", BROKEN, "-m", "dtype_width",
-                   f"--conformance-report={report}"], here)
-        check(bad.returncode == 1 and MESSAGE in bad.stdout and "Reproduce with:" in bad.stdout,
-              "a broken target fails with the message and a reproduction command")
-        failed = [r for r in json.loads(report.read_text())["results"]
-                  if r["outcome"] == "failed" and MESSAGE in r["message"]]
-        check(bool(failed) and all(r["reproduction"] for r in failed),
-              "the JSON report keeps each failure's reproduction command")
+        bad = run(
+            [
+                command,
+                "-q",
+                "-p",
+                "no:xdist",
+                "--target",
+                BROKEN,
+                "-m",
+                "dtype_width",
+                f"--conformance-report={report}",
+            ],
+            here,
+        )
+        check(
+            bad.returncode == 1 and MESSAGE in bad.stdout and "Reproduce with:" in bad.stdout,
+            "a broken target fails with the message and a reproduction command",
+        )
+        failed = [
+            r
+            for r in json.loads(report.read_text())["results"]
+            if r["outcome"] == "failed" and MESSAGE in r["message"]
+        ]
+        check(
+            bool(failed) and all(r["reproduction"] for r in failed),
+            "the JSON report keeps each failure's reproduction command",
+        )
         for rec in failed:
             again = run(rec["reproduction"].splitlines()[0], elsewhere, shell=True)
-            check(again.returncode == 1 and MESSAGE in again.stdout,
-                  f"{rec['property']}: the pasted command fails with the same message")
-        md = run([sys.executable, "-m", "mrv2_conformance.plugin.report", str(report)],
-                 here)
-        check(md.returncode == 0 and "**NON-CONFORMING**" in md.stdout,
-              "the Markdown report says NON-CONFORMING")
+            check(
+                again.returncode == 1 and MESSAGE in again.stdout,
+                f"{rec['property']}: the pasted command fails with the same message",
+            )
+        md = run([sys.executable, "-m", "mrv2_conformance.plugin.report", str(report)], here)
+        check(
+            md.returncode == 0 and "**NON-CONFORMING**" in md.stdout,
+            "the Markdown report says NON-CONFORMING",
+        )
 
 
 if __name__ == "__main__":

@@ -73,9 +73,11 @@ def properties() -> list[str]:
     props = []
     for family in FAMILIES:
         module = importlib.import_module(f"mrv2_conformance.conformance.test_{family}")
-        props += [f"conformance/test_{family}.py::{name}"
-                  for name, fn in inspect.getmembers(module, callable)
-                  if name.startswith("test_") and getattr(fn, "__module__", "") == module.__name__]
+        props += [
+            f"conformance/test_{family}.py::{name}"
+            for name, fn in inspect.getmembers(module, callable)
+            if name.startswith("test_") and getattr(fn, "__module__", "") == module.__name__
+        ]
     return sorted(props)
 
 
@@ -85,8 +87,12 @@ def _runner_env(profile: str) -> dict[str, str]:
     return env
 
 
-def run_conformance(target: str, profile: str = "kill", selection: list[str] | None = None,
-                    runner: WarmRunner | None = None) -> Run:
+def run_conformance(
+    target: str,
+    profile: str = "kill",
+    selection: list[str] | None = None,
+    runner: WarmRunner | None = None,
+) -> Run:
     """The conformance suite (or the ``selection`` of its properties) against
     ``target``, as a subprocess or a fork of ``runner``."""
     runner = runner or WarmRunner(_runner_env(profile))
@@ -97,16 +103,32 @@ def run_conformance(target: str, profile: str = "kill", selection: list[str] | N
         no_xfails = Path(tmp) / "no-xfails.txt"  # a target's xfails file must not hide a kill
         no_xfails.write_text("")
         code = runner.run(
-            [*(selection or ["conformance"]), "-p", "no:xdist", "-q", "-p", "no:cacheprovider",
-             "--target", target, f"--junitxml={junit}", "-o", "junit_family=xunit1",
-             f"--xfails={no_xfails}", f"--conformance-report={report}"],
-            cwd=ROOT, output=output, timeout=RUN_TIMEOUT_S)
+            [
+                *(selection or ["conformance"]),
+                "-p",
+                "no:xdist",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "--target",
+                target,
+                f"--junitxml={junit}",
+                "-o",
+                "junit_family=xunit1",
+                f"--xfails={no_xfails}",
+                f"--conformance-report={report}",
+            ],
+            cwd=ROOT,
+            output=output,
+            timeout=RUN_TIMEOUT_S,
+        )
         run = Run(target, returncode=code, stderr=output.read_text(errors="replace")[-2000:])
         if report.exists():
             for rec in json.loads(report.read_text())["results"]:
                 if rec["outcome"] == "failed" and rec.get("reproduction"):
                     run.reproductions.setdefault(
-                        rec["property"], [rec["reproduction"], rec.get("message", "")])
+                        rec["property"], [rec["reproduction"], rec.get("message", "")]
+                    )
         if not junit.exists():
             return run
         for case in ET.parse(junit).iter("testcase"):
@@ -116,8 +138,10 @@ def run_conformance(target: str, profile: str = "kill", selection: list[str] | N
             bad = case.find("failure") if case.find("failure") is not None else case.find("error")
             if bad is not None:
                 run.outcomes[prop] = "failed"
-                run.messages.setdefault(prop, (bad.get("message") or "").splitlines()[0][:200]
-                                        if bad.get("message") else "")
+                run.messages.setdefault(
+                    prop,
+                    (bad.get("message") or "").splitlines()[0][:200] if bad.get("message") else "",
+                )
             elif case.find("skipped") is not None:
                 run.outcomes.setdefault(prop, "skipped")
             else:
@@ -149,8 +173,7 @@ class Matrix:
 
     def killed(self) -> set[str]:
         """Properties that failed, with a reproduction command, on some mutant."""
-        return {p for t, run in self.cached().items() if t != REFERENCE
-                for p in run.reproduced()}
+        return {p for t, run in self.cached().items() if t != REFERENCE for p in run.reproduced()}
 
     @contextmanager
     def _locked(self, target: str) -> Iterator[None]:
@@ -200,8 +223,14 @@ class Matrix:
     def killer_of(self, prop: str) -> Run | None:
         """A mutant's run in which ``prop`` failed with a reproduction command."""
         self.cover([prop])
-        return next((run for t, run in self.cached().items() if t != REFERENCE
-                     and prop in run.reproduced()), None)
+        return next(
+            (
+                run
+                for t, run in self.cached().items()
+                if t != REFERENCE and prop in run.reproduced()
+            ),
+            None,
+        )
 
     def all(self) -> dict[str, Run]:
         """Every target's run, every property covered: enough to decide both
@@ -235,8 +264,7 @@ def run_all(targets: list[str], workers: int | None = None) -> dict[str, Run]:
             runner.close()
 
 
-def format_matrix(runs: dict[str, Run], families: list[str],
-                  named: dict[str, str]) -> str:
+def format_matrix(runs: dict[str, Run], families: list[str], named: dict[str, str]) -> str:
     """mutant x family: the number of that family's properties that killed it, of
     those that ran on it (all of them in the full schedule, fewer in the lazy one);
     '*' marks the mutant's named family."""
@@ -247,8 +275,11 @@ def format_matrix(runs: dict[str, Run], families: list[str],
     for target, run in runs.items():
         short = target.rsplit(".", 1)[-1]
         per_family = {f: sum(family_of(p) == f for p in run.failed()) for f in families}
-        marks = [(str(per_family[f]) if per_family[f] else ".")
-                 + ("*" if named.get(target) == f else " ") for f in families]
+        marks = [
+            (str(per_family[f]) if per_family[f] else ".")
+            + ("*" if named.get(target) == f else " ")
+            for f in families
+        ]
         cells = [f"{m:>11}" for m in marks]
         killed += any(per_family.values())
         lines.append(f"{short:<{width}}  " + " ".join(cells))
@@ -259,8 +290,11 @@ def format_matrix(runs: dict[str, Run], families: list[str],
 def main() -> int:
     """Print the full kill matrix (every property against every mutant)."""
     runs = run_all([REFERENCE, *MUTANTS])
-    print(format_matrix({m: runs[m] for m in MUTANTS}, list(FAMILIES),
-                        {m: named_family(m) for m in MUTANTS}))
+    print(
+        format_matrix(
+            {m: runs[m] for m in MUTANTS}, list(FAMILIES), {m: named_family(m) for m in MUTANTS}
+        )
+    )
     ref = runs[REFERENCE]
     return 1 if ref.failed() or not ref.outcomes else 0
 

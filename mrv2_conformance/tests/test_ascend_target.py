@@ -35,8 +35,7 @@ def _archive(path, members: dict[str, bytes]) -> None:
             tar.addfile(info, io.BytesIO(data))
 
 
-def test_snapshot_unpacks_its_one_top_folder_and_replaces_an_earlier_unpack(tmp_path,
-                                                                            monkeypatch):
+def test_snapshot_unpacks_its_one_top_folder_and_replaces_an_earlier_unpack(tmp_path, monkeypatch):
     archive = tmp_path / "vllm-ascend-abc.tar.gz"
     _archive(archive, {"vllm-ascend/vllm_ascend/worker/v2/model_runner.py": b"# port\n"})
     monkeypatch.setenv(snapshot.SNAPSHOT_ENV_VAR, str(archive))
@@ -74,5 +73,7 @@ def test_check_untouched_names_what_was_written(tmp_path, monkeypatch, capsys):
     cache = dest / "vllm-ascend" / "vllm_ascend" / "__pycache__"
     cache.mkdir()
     assert snapshot.main(["--check-untouched", str(dest)]) == 1
-    assert "written into the vllm-ascend checkout (1): vllm-ascend/vllm_ascend/__pycache__" \
+    assert (
+        "written into the vllm-ascend checkout (1): vllm-ascend/vllm_ascend/__pycache__"
         in capsys.readouterr().err
+    )

@@ -29,10 +29,12 @@ def fails_with(*fragments: str):
 
         def __exit__(self, typ, exc, tb):
             assert typ is not None and issubclass(typ, AssertionError), (
-                f"expected an AssertionError, got {typ}")
+                f"expected an AssertionError, got {typ}"
+            )
             for frag in fragments:
                 assert frag in str(exc), f"{frag!r} not in {str(exc)!r}"
             return True
+
     return _Ctx()
 
 
@@ -114,8 +116,9 @@ def test_every_failure_reports_each_field_then_raises_once():
 
 
 def test_failure_lines_of_groups_and_plain_errors():
-    group = BaseExceptionGroup("g", [ContractViolation(["a", "b"]), KeyError("k"),
-                                     AssertionError("assert x")])
+    group = BaseExceptionGroup(
+        "g", [ContractViolation(["a", "b"]), KeyError("k"), AssertionError("assert x")]
+    )
     assert failure_lines(group) == ["a", "b", "KeyError: 'k'", "assert x"]
 
 
@@ -134,8 +137,9 @@ def test_assert_raises_wants_exactly_the_type():
     with fails_with("f(): expected ValueError, but it returned int"):
         assert_raises("f()", ValueError, lambda: 3)
     with fails_with("f(): ValueError(bad) does not name 7"):
-        assert_raises("f()", ValueError, raises, ValueError("bad"),
-                      match=lambda e: "does not name 7")
+        assert_raises(
+            "f()", ValueError, raises, ValueError("bad"), match=lambda e: "does not name 7"
+        )
 
 
 def test_shares_memory_by_extent():

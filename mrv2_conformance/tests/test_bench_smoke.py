@@ -25,8 +25,12 @@ def test_mapping_build_variants_agree():
     for batch_size in (1, 8):
         s = cases.Setup(16, batch_size)
         expected = cases.build_getitem(s)
-        for build in (cases.build_get, cases.build_itemgetter, cases.build_listcomp,
-                      cases.build_reference):
+        for build in (
+            cases.build_get,
+            cases.build_itemgetter,
+            cases.build_listcomp,
+            cases.build_reference,
+        ):
             assert build(s).tolist() == expected.tolist()
             assert build(s).dtype == expected.dtype
 
@@ -42,7 +46,8 @@ conformance/test_pcp.py::test_b[cpu]:
     - 50 passing, 0 failing, and 0 invalid test cases
 """
     assert examples_per_second(text) == {
-        "pcp": {"examples": 153, "generate_s": 0.75, "examples_per_s": 204.0}}
+        "pcp": {"examples": 153, "generate_s": 0.75, "examples_per_s": 204.0}
+    }
 
 
 def test_speed_baseline_imports_the_suite_of_that_revision():
@@ -53,7 +58,16 @@ def test_speed_baseline_imports_the_suite_of_that_revision():
 
     with speed.checkout("HEAD") as base:
         proc = subprocess.run(
-            [base.python, "-c", "import mrv2_conformance.conformance as c, pathlib, pytest; "
-             "print(pathlib.Path(c.__file__).resolve())"],
-            cwd="/", env=base.env, capture_output=True, text=True, check=True)
+            [
+                base.python,
+                "-c",
+                "import mrv2_conformance.conformance as c, pathlib, pytest; "
+                "print(pathlib.Path(c.__file__).resolve())",
+            ],
+            cwd="/",
+            env=base.env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         assert proc.stdout.strip().startswith(str(base.root.resolve())), proc.stdout

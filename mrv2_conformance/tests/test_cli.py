@@ -15,12 +15,17 @@ def test_test_names_are_told_from_option_values():
     assert _names_tests(["mrv2_conformance.conformance.test_keyerror::test_x", "-q"])
     assert "mrv2_conformance.conformance" in pytest_args(["-q"])
     assert "mrv2_conformance.conformance" not in pytest_args(
-        ["mrv2_conformance.conformance.test_pcp"])
+        ["mrv2_conformance.conformance.test_pcp"]
+    )
 
 
 def test_help_shows_the_suites_options_first_and_briefly():
-    proc = subprocess.run([sys.executable, "-m", "mrv2_conformance", "--help"],
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mrv2_conformance", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     lines = proc.stdout.splitlines()
     assert proc.returncode == 0 and len(lines) < 40, proc.stdout
     assert lines[0].startswith("usage: mrv2-conformance")
@@ -45,21 +50,31 @@ def test_the_plugin_stays_out_of_other_projects_runs(tmp_path):
         "    from hypothesis import settings  # the suite registered no profile\n"
         "    assert 'kill' not in getattr(settings, '_profiles', {})\n"
         "    for name in ('targets', 'reporter', 'deviations'):\n"
-        "        assert f'mrv2_conformance.plugin.{name}' not in sys.modules, name\n")
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-v",
-                           str(tmp_path)], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=120)
+        "        assert f'mrv2_conformance.plugin.{name}' not in sys.modules, name\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-v", str(tmp_path)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "test_theirs[npu] PASSED" in proc.stdout  # their device fixture, not ours
     assert "mrv2-conformance target" not in proc.stdout and "contract family" not in proc.stdout
 
 
 def test_the_command_runs_the_properties_from_another_directory(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "mrv2_conformance", "-p", "no:xdist", "-q",
-                           "-m", "slot_table"], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mrv2_conformance", "-p", "no:xdist", "-q", "-m", "slot_table"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
     assert "slot_table            5        0        0        0  partial run" in proc.stdout
     assert proc.stdout.splitlines()[-2].startswith(
         "mrv2_conformance.impl: PARTIAL RUN (selected by -m 'slot_table'), not a conformance "
-        "result: checked 5 of "), proc.stdout[-1000:]
+        "result: checked 5 of "
+    ), proc.stdout[-1000:]

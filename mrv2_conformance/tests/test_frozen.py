@@ -26,8 +26,14 @@ class Batch:
 
 def batch() -> Batch:
     mapping = torch.tensor([3, 1, 2], dtype=torch.int64)
-    return Batch(["a", "b", "c"], np.array([3, 1, 2], dtype=np.intp), mapping, mapping, 7,
-                 {"drafts": [1, 2], "seen": {"x"}})
+    return Batch(
+        ["a", "b", "c"],
+        np.array([3, 1, 2], dtype=np.intp),
+        mapping,
+        mapping,
+        7,
+        {"drafts": [1, 2], "seen": {"x"}},
+    )
 
 
 def _set_item(b: Batch) -> None:
@@ -50,16 +56,22 @@ def _new_attribute(b: Batch) -> None:
 CHANGES = [
     ("an array element", _set_item, "idx_mapping_np changed at flat index 1: 1 -> 9"),
     ("a tensor element", _tensor_item, "idx_mapping changed at flat index 0: 3 -> 5"),
-    ("an array's dtype", lambda b: setattr(b, "idx_mapping_np", b.idx_mapping_np.astype(np.int32)),
-     "idx_mapping_np changed: ndarray[<i8"),
+    (
+        "an array's dtype",
+        lambda b: setattr(b, "idx_mapping_np", b.idx_mapping_np.astype(np.int32)),
+        "idx_mapping_np changed: ndarray[<i8",
+    ),
     ("a list reordered", lambda b: b.req_ids.reverse(), "req_ids[0] changed: 'a' -> 'c'"),
     ("a list element's type", lambda b: b.req_ids.__setitem__(0, b"a"), "req_ids[0] changed"),
     ("a plain attribute", lambda b: setattr(b, "num_tokens", 8), ".num_tokens changed: 7"),
     ("an int that became a bool", lambda b: setattr(b, "num_tokens", True), ".num_tokens changed"),
     ("a nested list", lambda b: b.extra["drafts"].append(3), "['drafts'] changed length: 2 -> 3"),
     ("a set", lambda b: b.extra["seen"].add("y"), "['seen'] changed"),
-    ("dict order", lambda b: b.extra.update({"drafts": b.extra.pop("drafts")}),
-     "keys changed: ['drafts', 'seen'] -> ['seen', 'drafts']"),
+    (
+        "dict order",
+        lambda b: b.extra.update({"drafts": b.extra.pop("drafts")}),
+        "keys changed: ['drafts', 'seen'] -> ['seen', 'drafts']",
+    ),
     ("a shared tensor no longer shared", _rebind_equal, "expanded_idx_mapping changed"),
     ("an attribute added", _new_attribute, "its attributes changed"),
 ]
@@ -92,8 +104,10 @@ def test_skipped_objects_may_change():
 def test_a_host_tensor_is_described_as_on_cpu():
     before = freeze(torch.zeros(2, dtype=torch.int32))
     found = difference(before, freeze(torch.zeros(3, dtype=torch.int32)), "t")
-    assert found == "t changed: Tensor[torch.int32, torch.Size([2]), cpu] -> " \
+    assert (
+        found == "t changed: Tensor[torch.int32, torch.Size([2]), cpu] -> "
         "Tensor[torch.int32, torch.Size([3]), cpu]"
+    )
 
 
 @pytest.mark.parametrize("what, change, words", CHANGES, ids=[c[0] for c in CHANGES])

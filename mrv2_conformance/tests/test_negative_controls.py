@@ -22,8 +22,14 @@ from mrv2_conformance.tests import kill_matrix as km
 from mrv2_conformance.tests.conftest import KILL_MATRIX
 from mrv2_conformance.tests.helpers import pasted
 
-BROKEN_MUTANT_ERRORS = ("RecursionError", "NameError", "SyntaxError", "ImportError",
-                        "ModuleNotFoundError", "UnboundLocalError")
+BROKEN_MUTANT_ERRORS = (
+    "RecursionError",
+    "NameError",
+    "SyntaxError",
+    "ImportError",
+    "ModuleNotFoundError",
+    "UnboundLocalError",
+)
 
 pytestmark = pytest.mark.negative_controls
 
@@ -52,7 +58,8 @@ def test_every_property_is_known_to_the_schedule(matrix):
     assert ref.outcomes, f"the conformance run of the reference produced no results:\n{ref.stderr}"
     assert set(ref.outcomes) == set(matrix.properties), (
         "kill_matrix.properties() and the reference's run disagree on the properties: "
-        f"{set(ref.outcomes) ^ set(matrix.properties)}")
+        f"{set(ref.outcomes) ^ set(matrix.properties)}"
+    )
 
 
 def test_reference_passes_every_property(matrix):
@@ -68,21 +75,34 @@ def test_mutant_is_killed_by_its_family(matrix, mutant):
     by_family = [p for p in run.failed() if km.family_of(p) == family]
     assert by_family, (
         f"{mutant} ({importlib.import_module(mutant).__doc__.strip()}) survives every "
-        f"`{family}` property; it is killed only by {run.failed() or 'nothing'}")
+        f"`{family}` property; it is killed only by {run.failed() or 'nothing'}"
+    )
     # A kill by the mutant's own crash proves nothing about the property.
-    crashes = {p: run.messages.get(p, "") for p in by_family
-               if run.messages.get(p, "").startswith(BROKEN_MUTANT_ERRORS)}
+    crashes = {
+        p: run.messages.get(p, "")
+        for p in by_family
+        if run.messages.get(p, "").startswith(BROKEN_MUTANT_ERRORS)
+    }
     assert len(crashes) < len(by_family), f"{mutant} is broken, not killed: {crashes}"
 
 
 def test_every_property_kills_some_mutant(matrix, record_property):
     runs = matrix.all()
     # Shown at the end of the run (tests/conftest.py), from the report itself.
-    record_property(KILL_MATRIX, km.format_matrix(
-        {m: runs[m] for m in km.MUTANTS}, list(FAMILIES),
-        {m: km.named_family(m) for m in km.MUTANTS}) + "\n")
-    vacuous = [p for p in matrix.properties
-               if not any(runs[m].outcomes.get(p) == "failed" for m in km.MUTANTS)]
+    record_property(
+        KILL_MATRIX,
+        km.format_matrix(
+            {m: runs[m] for m in km.MUTANTS},
+            list(FAMILIES),
+            {m: km.named_family(m) for m in km.MUTANTS},
+        )
+        + "\n",
+    )
+    vacuous = [
+        p
+        for p in matrix.properties
+        if not any(runs[m].outcomes.get(p) == "failed" for m in km.MUTANTS)
+    ]
     assert not vacuous, f"properties that no mutant fails (vacuous?): {vacuous}"
 
 
@@ -95,13 +115,18 @@ def test_property_failure_reproduces_from_its_command(matrix, prop, tmp_path):
     commands, message = killer.reproductions[prop]
     command = commands.splitlines()[0]
     proc = pasted(command, tmp_path)
-    lines = [line.strip() for line in message.splitlines() if line.strip().startswith("- ")] \
-        or [message.splitlines()[0].strip()]
+    lines = [line.strip() for line in message.splitlines() if line.strip().startswith("- ")] or [
+        message.splitlines()[0].strip()
+    ]
     shown = [line for line in lines if line in proc.stdout]
     # One blob replays one failing example: all of a single failure's lines, or at
     # least one of several distinct failures.
-    assert proc.returncode == pytest.ExitCode.TESTS_FAILED and shown and (
-        len(commands.splitlines()) > 1 or len(shown) == len(lines)), (
+    assert (
+        proc.returncode == pytest.ExitCode.TESTS_FAILED
+        and shown
+        and (len(commands.splitlines()) > 1 or len(shown) == len(lines))
+    ), (
         f"{prop} (failing on {killer.target}): `{command}` exited {proc.returncode} and "
         f"showed {len(shown)}/{len(lines)} of the failure lines {lines}:\n"
-        f"{proc.stdout[-1500:]}{proc.stderr[-500:]}")
+        f"{proc.stdout[-1500:]}{proc.stderr[-500:]}"
+    )

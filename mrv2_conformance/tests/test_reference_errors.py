@@ -25,8 +25,12 @@ def table_with(*ids: str, max_num_reqs: int = 4) -> SlotTable:
 
 def global_batch(drafts: dict[str, list[int]] | None = None) -> impl.InputBatch:
     table = table_with("a", "b")
-    return impl.prepare_inputs(SchedulerBatch({"a": 3, "b": 2}, drafts or {}), table,
-                               InputBuffers(4, 16, "cpu"), 3 if drafts else 1)
+    return impl.prepare_inputs(
+        SchedulerBatch({"a": 3, "b": 2}, drafts or {}),
+        table,
+        InputBuffers(4, 16, "cpu"),
+        3 if drafts else 1,
+    )
 
 
 def gather(num: dict, drafts: dict | None = None, total: int | None = None, dql: int = 1):
@@ -40,12 +44,24 @@ CASES: list[tuple[str, Callable[[SlotTable, InputBuffers], Any], type, tuple[str
     ("table capacity not int", lambda t, b: SlotTable("4"), TypeError, ("max_num_reqs", "'4'")),  # type: ignore[arg-type]
     ("add duplicate id", lambda t, b: t.add_request("a", 1), ValueError, ("'a'", "already")),
     ("add non-str id", lambda t, b: t.add_request(7, 1), TypeError, ("request id", "7")),  # type: ignore[arg-type]
-    ("add negative prefill_len", lambda t, b: t.add_request("z", -1), ValueError,
-     ("prefill_len", "-1")),
-    ("add negative computed", lambda t, b: t.add_request("z", 1, -2), ValueError,
-     ("num_computed_tokens", "-2")),
-    ("add past int32", lambda t, b: t.add_request("z", 2**31), ValueError,
-     ("prefill_len", str(2**31))),
+    (
+        "add negative prefill_len",
+        lambda t, b: t.add_request("z", -1),
+        ValueError,
+        ("prefill_len", "-1"),
+    ),
+    (
+        "add negative computed",
+        lambda t, b: t.add_request("z", 1, -2),
+        ValueError,
+        ("num_computed_tokens", "-2"),
+    ),
+    (
+        "add past int32",
+        lambda t, b: t.add_request("z", 2**31),
+        ValueError,
+        ("prefill_len", str(2**31)),
+    ),
     ("add float count", lambda t, b: t.add_request("z", 1.5), TypeError, ("prefill_len", "1.5")),  # type: ignore[arg-type]
     ("add bool count", lambda t, b: t.add_request("z", True), TypeError, ("prefill_len", "True")),
     ("zero tokens", gather({"a": 0}), ValueError, ("'a'", "0", ">= 1")),
@@ -53,50 +69,116 @@ CASES: list[tuple[str, Callable[[SlotTable, InputBuffers], Any], type, tuple[str
     ("non-int tokens", gather({"a": 2.0}), TypeError, ("'a'", "2.0")),
     ("empty batch", gather({}), ValueError, ("no request",)),
     ("total mismatch", gather({"a": 2}, total=5), ValueError, ("5", "2")),
-    ("drafts not fewer than tokens", gather({"a": 2}, {"a": [1, 2]}, dql=3), ValueError,
-     ("'a'", "2 draft tokens")),
+    (
+        "drafts not fewer than tokens",
+        gather({"a": 2}, {"a": [1, 2]}, dql=3),
+        ValueError,
+        ("'a'", "2 draft tokens"),
+    ),
     ("decode_query_len 0", gather({"a": 1}, dql=0), ValueError, ("decode_query_len", "0")),
-    ("prepare over max_num_reqs", lambda t, b: impl.prepare_inputs(
-        SchedulerBatch({"a": 1, "b": 1}), t, InputBuffers(1, 8, "cpu"), 1), ValueError,
-     ("2 requests", "max_num_reqs=1")),
-    ("prepare over max_num_tokens", lambda t, b: impl.prepare_inputs(
-        SchedulerBatch({"a": 8, "b": 9}), t, b, 1), ValueError, ("17 tokens", "max_num_tokens=16")),
+    (
+        "prepare over max_num_reqs",
+        lambda t, b: impl.prepare_inputs(
+            SchedulerBatch({"a": 1, "b": 1}), t, InputBuffers(1, 8, "cpu"), 1
+        ),
+        ValueError,
+        ("2 requests", "max_num_reqs=1"),
+    ),
+    (
+        "prepare over max_num_tokens",
+        lambda t, b: impl.prepare_inputs(SchedulerBatch({"a": 8, "b": 9}), t, b, 1),
+        ValueError,
+        ("17 tokens", "max_num_tokens=16"),
+    ),
     ("dummy non-int", lambda t, b: impl.make_dummy("2", 4, b), TypeError, ("num_reqs", "'2'")),  # type: ignore[arg-type]
-    ("dummy over capacity", lambda t, b: impl.make_dummy(5, 8, b), ValueError,
-     ("5 requests", "max_num_reqs=4")),
-    ("dummy max_query_len 0", lambda t, b: impl.make_dummy(1, 4, b, 0), ValueError,
-     ("max_query_len", "0")),
-    ("buffers with no requests", lambda t, b: InputBuffers(0, 4, "cpu"), ValueError,
-     ("max_num_reqs", "0")),
-    ("buffers with no tokens", lambda t, b: InputBuffers(2, 0, "cpu"), ValueError,
-     ("max_num_tokens", "0")),
-    ("copy a list", lambda t, b: impl.async_copy_to_gpu([1, 2], device="cpu"), TypeError,  # type: ignore[arg-type]
-     ("list",)),
-    ("copy with nowhere to go", lambda t, b: impl.async_copy_to_gpu(np.zeros(2)), ValueError,
-     ("out=", "device=")),
-    ("copy into a wrong shape", lambda t, b: impl.async_copy_to_gpu(
-        np.zeros(2, np.int32), out=b.seq_lens), ValueError, ("(4,)", "(2,)")),
-    ("copy into a wrong dtype", lambda t, b: impl.async_copy_to_gpu(
-        np.zeros(4, np.int64), out=b.seq_lens), ValueError, ("torch.int32", "torch.int64")),
-    ("pcp world size 0", lambda t, b: impl.partition_batch(global_batch(), 0, 0, b), ValueError,
-     ("pcp_world_size", "0")),
-    ("pcp rank past world", lambda t, b: impl.partition_batch(global_batch(), 2, 2, b),
-     ValueError, ("pcp_rank", "2")),
-    ("pcp negative rank", lambda t, b: impl.partition_batch(global_batch(), 2, -1, b), ValueError,
-     ("pcp_rank", "-1")),
-    ("pcp with drafts", lambda t, b: impl.partition_batch(global_batch({"b": [5]}), 2, 0, b),
-     NotImplementedError, ("speculative", "1 draft")),
-    ("pcp over local rows", lambda t, b: impl.partition_batch(
-        global_batch(), 2, 0, InputBuffers(1, 16, "cpu")), RuntimeError, ("2 local requests",
-                                                                          "max_num_reqs=1")),
-    ("pcp over local tokens", lambda t, b: impl.partition_batch(
-        global_batch(), 1, 0, InputBuffers(4, 4, "cpu")), RuntimeError, ("5 padded tokens",
-                                                                         "max_num_tokens=4")),
+    (
+        "dummy over capacity",
+        lambda t, b: impl.make_dummy(5, 8, b),
+        ValueError,
+        ("5 requests", "max_num_reqs=4"),
+    ),
+    (
+        "dummy max_query_len 0",
+        lambda t, b: impl.make_dummy(1, 4, b, 0),
+        ValueError,
+        ("max_query_len", "0"),
+    ),
+    (
+        "buffers with no requests",
+        lambda t, b: InputBuffers(0, 4, "cpu"),
+        ValueError,
+        ("max_num_reqs", "0"),
+    ),
+    (
+        "buffers with no tokens",
+        lambda t, b: InputBuffers(2, 0, "cpu"),
+        ValueError,
+        ("max_num_tokens", "0"),
+    ),
+    (
+        "copy a list",
+        lambda t, b: impl.async_copy_to_gpu([1, 2], device="cpu"),  # type: ignore[arg-type]
+        TypeError,
+        ("list",),
+    ),
+    (
+        "copy with nowhere to go",
+        lambda t, b: impl.async_copy_to_gpu(np.zeros(2)),
+        ValueError,
+        ("out=", "device="),
+    ),
+    (
+        "copy into a wrong shape",
+        lambda t, b: impl.async_copy_to_gpu(np.zeros(2, np.int32), out=b.seq_lens),
+        ValueError,
+        ("(4,)", "(2,)"),
+    ),
+    (
+        "copy into a wrong dtype",
+        lambda t, b: impl.async_copy_to_gpu(np.zeros(4, np.int64), out=b.seq_lens),
+        ValueError,
+        ("torch.int32", "torch.int64"),
+    ),
+    (
+        "pcp world size 0",
+        lambda t, b: impl.partition_batch(global_batch(), 0, 0, b),
+        ValueError,
+        ("pcp_world_size", "0"),
+    ),
+    (
+        "pcp rank past world",
+        lambda t, b: impl.partition_batch(global_batch(), 2, 2, b),
+        ValueError,
+        ("pcp_rank", "2"),
+    ),
+    (
+        "pcp negative rank",
+        lambda t, b: impl.partition_batch(global_batch(), 2, -1, b),
+        ValueError,
+        ("pcp_rank", "-1"),
+    ),
+    (
+        "pcp with drafts",
+        lambda t, b: impl.partition_batch(global_batch({"b": [5]}), 2, 0, b),
+        NotImplementedError,
+        ("speculative", "1 draft"),
+    ),
+    (
+        "pcp over local rows",
+        lambda t, b: impl.partition_batch(global_batch(), 2, 0, InputBuffers(1, 16, "cpu")),
+        RuntimeError,
+        ("2 local requests", "max_num_reqs=1"),
+    ),
+    (
+        "pcp over local tokens",
+        lambda t, b: impl.partition_batch(global_batch(), 1, 0, InputBuffers(4, 4, "cpu")),
+        RuntimeError,
+        ("5 padded tokens", "max_num_tokens=4"),
+    ),
 ]
 
 
-@pytest.mark.parametrize("call, exc, fragments", [c[1:] for c in CASES],
-                         ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("call, exc, fragments", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_bad_input_is_rejected_clearly_and_changes_nothing(call, exc, fragments):
     table, buffers = table_with("a", "b"), InputBuffers(4, 16, "cpu")
     roots = {"table": table, "buffers": buffers}

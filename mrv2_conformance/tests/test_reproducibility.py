@@ -25,8 +25,16 @@ def falsifying_example(output: str) -> str:
 
 
 def test_a_seed_reproduces_the_falsifying_example():
-    runs = [run_suite(*ONE_PROPERTY, "--target", MUTANT, "--hypothesis-seed=20261202",
-                      env={"HYPOTHESIS_PROFILE": "dev"}) for _ in range(2)]
+    runs = [
+        run_suite(
+            *ONE_PROPERTY,
+            "--target",
+            MUTANT,
+            "--hypothesis-seed=20261202",
+            env={"HYPOTHESIS_PROFILE": "dev"},
+        )
+        for _ in range(2)
+    ]
     assert all(r.returncode == pytest.ExitCode.TESTS_FAILED for r in runs)
     assert falsifying_example(runs[0].stdout) == falsifying_example(runs[1].stdout)
 
@@ -36,8 +44,9 @@ def test_a_saved_failure_replays_without_a_search(tmp_path):
     saved = run_suite(*ONE_PROPERTY, "--target", MUTANT, f"--save-failures={db}")
     assert saved.returncode == pytest.ExitCode.TESTS_FAILED
     assert any(db.rglob("*")), "nothing was saved"
-    replay = run_suite(*ONE_PROPERTY, "--target", MUTANT, f"--replay={db}",
-                       "--hypothesis-show-statistics")
+    replay = run_suite(
+        *ONE_PROPERTY, "--target", MUTANT, f"--replay={db}", "--hypothesis-show-statistics"
+    )
     assert replay.returncode == pytest.ExitCode.TESTS_FAILED
     assert falsifying_example(replay.stdout) == falsifying_example(saved.stdout)
     assert "generate phase" not in replay.stdout, "the replay searched again"
@@ -55,4 +64,9 @@ def test_replay_of_a_missing_database_is_a_usage_error(tmp_path):
 def test_each_xdist_worker_gets_its_own_accelerator():
     devices = ["cuda:0", "cuda:1", "cuda:2"]
     assert [pinned_device(devices, f"gw{i}") for i in range(5)] == [
-        "cuda:0", "cuda:1", "cuda:2", "cuda:0", "cuda:1"]
+        "cuda:0",
+        "cuda:1",
+        "cuda:2",
+        "cuda:0",
+        "cuda:1",
+    ]

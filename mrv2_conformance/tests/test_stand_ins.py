@@ -25,13 +25,19 @@ def test_stand_ins_import_record_and_type_annotate(installed):
     event = torch.npu.Event
     assert (event | None) is not None  # usable in annotations, as the ports use it
     assert npu._NPUTaskGroupHandle is not None
-    expected = ["import torch_npu", "import torch_npu._C", "torch.npu.Event",
-                "torch_npu._C._NPUTaskGroupHandle"]
+    expected = [
+        "import torch_npu",
+        "import torch_npu._C",
+        "torch.npu.Event",
+        "torch_npu._C._NPUTaskGroupHandle",
+    ]
     if importlib.util.find_spec("triton") is not None:  # the cann subtree lives under it
         ext = importlib.import_module("triton.language.extra.cann.extension")
         assert ext.insert_slice is not None
-        expected += ["import triton.language.extra.cann.extension",
-                     "triton.language.extra.cann.extension.insert_slice"]
+        expected += [
+            "import triton.language.extra.cann.extension",
+            "triton.language.extra.cann.extension.insert_slice",
+        ]
     touched = list(installed.import_time)
     for access in expected:
         assert access in touched
@@ -40,14 +46,20 @@ def test_stand_ins_import_record_and_type_annotate(installed):
 
 def test_a_touch_during_a_contract_call_raises_and_is_not_swallowed(installed):
     fmt = importlib.import_module("torch_npu").npu_format_cast  # bound at import
-    with pytest.raises(stand_ins.StandInTouched,
-                       match=r"^prepare_inputs\(\) touched the stand-in torch_npu\."
-                             r"npu_format_cast\(\.\.\.\): .* no contract result"), \
-            stand_ins.guard("prepare_inputs()"):
+    with (
+        pytest.raises(
+            stand_ins.StandInTouched,
+            match=r"^prepare_inputs\(\) touched the stand-in torch_npu\."
+            r"npu_format_cast\(\.\.\.\): .* no contract result",
+        ),
+        stand_ins.guard("prepare_inputs()"),
+    ):
         fmt(1)
-    with pytest.raises(stand_ins.StandInTouched, match=r"torch\.npu\.current_stream"), \
-            stand_ins.guard("make_dummy()"), \
-            contextlib.suppress(stand_ins.StandInTouched):  # swallowed by the code under test
+    with (
+        pytest.raises(stand_ins.StandInTouched, match=r"torch\.npu\.current_stream"),
+        stand_ins.guard("make_dummy()"),
+        contextlib.suppress(stand_ins.StandInTouched),
+    ):  # swallowed by the code under test
         torch.npu.current_stream  # noqa: B018
     with stand_ins.guard("a call that touches nothing"):
         assert torch.zeros(1).sum() == 0
@@ -61,11 +73,12 @@ def test_uninstall_restores_the_process(installed):
 
 def test_a_target_that_touches_a_stand_in_fails_the_run():
     target = "mrv2_conformance.tests.targets.touches_a_stand_in"
-    proc = run_suite("conformance/test_ordering.py", "-k", "prepare_inputs_values and cpu",
-                     "--target", target)
+    proc = run_suite(
+        "conformance/test_ordering.py", "-k", "prepare_inputs_values and cpu", "--target", target
+    )
     out = proc.stdout + proc.stderr
     assert proc.returncode == pytest.ExitCode.TESTS_FAILED, out
-    assert ("prepare_inputs() touched the stand-in torch_npu.npu_format_cast(...)" in out), out
+    assert "prepare_inputs() touched the stand-in torch_npu.npu_format_cast(...)" in out, out
     # The header discloses the stand-ins and what was touched at import.
     assert "target discloses: stand-ins (no implementation" in out
     assert "touched at import (2): import torch_npu, torch_npu.npu_format_cast" in out

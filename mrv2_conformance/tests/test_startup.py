@@ -37,36 +37,49 @@ def assert_usage_error(proc: subprocess.CompletedProcess, message: str) -> None:
 
 @no_cuda
 def test_gpu_marker_without_a_device():
-    assert_usage_error(run_suite(*ONE, "-m", "gpu"),
-                       "-m 'gpu' selects only accelerator tests, and no cuda device is "
-                       "visible to torch")
+    assert_usage_error(
+        run_suite(*ONE, "-m", "gpu"),
+        "-m 'gpu' selects only accelerator tests, and no cuda device is visible to torch",
+    )
     assert_usage_error(run_suite(*ONE, "-m", "gpu and pcp"), "-m 'gpu and pcp' selects only")
     # A marker expression that also selects cpu tests is fine.
     assert run_suite(*ONE, "-m", "gpu or slot_table").returncode == pytest.ExitCode.OK
 
 
 def test_named_device_that_is_not_visible():
-    assert_usage_error(run_suite(*ONE, "--device", "npu"),
-                       "--device npu: no npu device is visible to torch")
-    assert_usage_error(run_suite(*ONE, env={"MRV2_CONFORMANCE_DEVICE": "xpu"}),
-                       "--device xpu: no xpu device is visible to torch")
+    assert_usage_error(
+        run_suite(*ONE, "--device", "npu"), "--device npu: no npu device is visible to torch"
+    )
+    assert_usage_error(
+        run_suite(*ONE, env={"MRV2_CONFORMANCE_DEVICE": "xpu"}),
+        "--device xpu: no xpu device is visible to torch",
+    )
     assert_usage_error(run_suite(*ONE, "--device", "cpu"), "--device cpu: cpu is always tested")
 
 
 def test_unknown_hypothesis_profile():
-    assert_usage_error(run_suite(*ONE, env={"HYPOTHESIS_PROFILE": "nope"}),
-                       "unknown Hypothesis profile 'nope' (from $HYPOTHESIS_PROFILE); "
-                       "known profiles: ")
-    assert_usage_error(run_suite(*ONE, "--hypothesis-profile", "fast"),
-                       "unknown Hypothesis profile 'fast' (from --hypothesis-profile)")
+    assert_usage_error(
+        run_suite(*ONE, env={"HYPOTHESIS_PROFILE": "nope"}),
+        "unknown Hypothesis profile 'nope' (from $HYPOTHESIS_PROFILE); known profiles: ",
+    )
+    assert_usage_error(
+        run_suite(*ONE, "--hypothesis-profile", "fast"),
+        "unknown Hypothesis profile 'fast' (from --hypothesis-profile)",
+    )
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    (b"\x89PNG\r\n\x1a\n\x00\x00", "not a text file"),
-    (b"conformance/test_keyerror.py::test_x | KeyError\n", "expected '<test id prefix> | "
-                                                             "<pattern> | <reason>'"),
-    (b"conformance/ | ( | unbalanced\n", "bad pattern '('"),
-], ids=["binary", "two-fields", "bad-pattern"])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"\x89PNG\r\n\x1a\n\x00\x00", "not a text file"),
+        (
+            b"conformance/test_keyerror.py::test_x | KeyError\n",
+            "expected '<test id prefix> | <pattern> | <reason>'",
+        ),
+        (b"conformance/ | ( | unbalanced\n", "bad pattern '('"),
+    ],
+    ids=["binary", "two-fields", "bad-pattern"],
+)
 def test_bad_xfails_file(tmp_path, content, message):
     path = tmp_path / "xfails.txt"
     path.write_bytes(content)
@@ -75,40 +88,61 @@ def test_bad_xfails_file(tmp_path, content, message):
 
 
 def test_missing_xfails_file(tmp_path):
-    assert_usage_error(run_suite(*ONE, f"--xfails={tmp_path / 'none.txt'}"),
-                       f"xfails file: {tmp_path / 'none.txt'}: cannot be read")
+    assert_usage_error(
+        run_suite(*ONE, f"--xfails={tmp_path / 'none.txt'}"),
+        f"xfails file: {tmp_path / 'none.txt'}: cannot be read",
+    )
 
 
 def test_report_path_that_cannot_be_written_is_refused_up_front(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("")
-    assert_usage_error(run_suite(*ONE, f"--conformance-report={blocker / 'r.json'}"),
-                       f"--conformance-report {blocker / 'r.json'}: cannot be written")
-    assert_usage_error(run_suite(*ONE, f"--conformance-report={tmp_path}"),
-                       f"--conformance-report {tmp_path}: is a directory")
+    assert_usage_error(
+        run_suite(*ONE, f"--conformance-report={blocker / 'r.json'}"),
+        f"--conformance-report {blocker / 'r.json'}: cannot be written",
+    )
+    assert_usage_error(
+        run_suite(*ONE, f"--conformance-report={tmp_path}"),
+        f"--conformance-report {tmp_path}: is a directory",
+    )
     assert not (blocker.parent / "r.json").exists()
 
 
 def test_replay_of_an_empty_or_missing_database(tmp_path):
-    assert_usage_error(run_suite(*ONE, f"--replay={tmp_path / 'nope'}"),
-                       f"--replay {tmp_path / 'nope'}: no such example database")
+    assert_usage_error(
+        run_suite(*ONE, f"--replay={tmp_path / 'nope'}"),
+        f"--replay {tmp_path / 'nope'}: no such example database",
+    )
     (tmp_path / "empty").mkdir()
-    assert_usage_error(run_suite(*ONE, f"--replay={tmp_path / 'empty'}"),
-                       f"--replay {tmp_path / 'empty'}: the example database is empty")
+    assert_usage_error(
+        run_suite(*ONE, f"--replay={tmp_path / 'empty'}"),
+        f"--replay {tmp_path / 'empty'}: the example database is empty",
+    )
 
 
-@pytest.mark.parametrize(("data", "message"), [
-    ("[1, 2]", "expected an object with 'meta'"),
-    ('{"meta": {}, "results": [{"property": "p", "family": "speed", "device": "cpu", '
-     '"outcome": "passed"}]}', "has unknown family 'speed'"),
-    ('{"meta": {}, "results": [{"property": "p"}]}', "result 0 lacks one of"),
-    ("{not json", "Expecting property name"),
-], ids=["list", "unknown-family", "short-record", "not-json"])
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ("[1, 2]", "expected an object with 'meta'"),
+        (
+            '{"meta": {}, "results": [{"property": "p", "family": "speed", "device": "cpu", '
+            '"outcome": "passed"}]}',
+            "has unknown family 'speed'",
+        ),
+        ('{"meta": {}, "results": [{"property": "p"}]}', "result 0 lacks one of"),
+        ("{not json", "Expecting property name"),
+    ],
+    ids=["list", "unknown-family", "short-record", "not-json"],
+)
 def test_report_of_the_wrong_shape_is_one_line(tmp_path, data, message):
     path = tmp_path / "r.json"
     path.write_text(data)
-    proc = subprocess.run([sys.executable, "-m", "mrv2_conformance.plugin.report",
-                           str(path)], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mrv2_conformance.plugin.report", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 2 and proc.stdout == ""
     (line,) = lines(proc)
     assert line.startswith(f"cannot render conformance report {path}: ") and message in line
@@ -116,8 +150,16 @@ def test_report_of_the_wrong_shape_is_one_line(tmp_path, data, message):
 
 def test_a_hung_target_call_fails_its_property_and_the_run_goes_on(tmp_path):
     path = tmp_path / "report.json"
-    proc = run_suite("conformance/test_ordering.py", "-k", "cpu or sort", "--target", HANGS,
-                     "--target-timeout=2", f"--conformance-report={path}", timeout=120)
+    proc = run_suite(
+        "conformance/test_ordering.py",
+        "-k",
+        "cpu or sort",
+        "--target",
+        HANGS,
+        "--target-timeout=2",
+        f"--conformance-report={path}",
+        timeout=120,
+    )
     out = proc.stdout + proc.stderr
     assert proc.returncode == pytest.ExitCode.TESTS_FAILED, out[-3000:]
     assert f"target {HANGS} did not return within 2 s (stopped in prepare_inputs" in out
@@ -125,8 +167,9 @@ def test_a_hung_target_call_fails_its_property_and_the_run_goes_on(tmp_path):
     # The property that calls prepare_inputs failed; the sort's, which never calls it,
     # ran after it and passed.
     assert outcomes["conformance/test_ordering.py::test_prepare_inputs_values"] == "failed"
-    assert outcomes["conformance/test_ordering.py::test_sort_batch_req_ids_spec_order"] == \
-        "passed", outcomes
+    assert (
+        outcomes["conformance/test_ordering.py::test_sort_batch_req_ids_spec_order"] == "passed"
+    ), outcomes
 
 
 def _as_from_a_terminal() -> None:
@@ -135,17 +178,30 @@ def _as_from_a_terminal() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-@pytest.mark.parametrize("workers", [("-p", "no:xdist"), ("-n", "2")],
-                         ids=["serial", "xdist"])
+@pytest.mark.parametrize("workers", [("-p", "no:xdist"), ("-n", "2")], ids=["serial", "xdist"])
 def test_ctrl_c_leaves_a_report_marked_interrupted(tmp_path, workers):
     marker, path = tmp_path / "inside", tmp_path / "report.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "MRV2_"))}
     env["MRV2_TEST_HANG_MARKER"] = str(marker)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pytest", *workers, "conformance/test_ordering.py",
-         "--target", HANGS, f"--conformance-report={path}"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        start_new_session=True, preexec_fn=_as_from_a_terminal)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            *workers,
+            "conformance/test_ordering.py",
+            "--target",
+            HANGS,
+            f"--conformance-report={path}",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+        preexec_fn=_as_from_a_terminal,
+    )
     deadline = time.monotonic() + 120
     while not marker.exists() and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.1)
@@ -180,14 +236,17 @@ class _Config:
         return False
 
 
-@pytest.mark.parametrize(("idle", "requested", "cpus", "workers"), [
-    (2.0, "auto", 2, 2),       # idle machine: one per CPU
-    (0.9, "auto", 2, 0),       # one job beside on 2 CPUs: serial
-    (3.1, "auto", 8, 3),       # fewer workers
-    (None, "auto", 2, "auto"),  # the system does not say: as xdist picks
-    (0.5, 2, 2, 2),            # -n N means N workers, whatever the load
-    (0.5, 8, 2, 8),
-])
+@pytest.mark.parametrize(
+    ("idle", "requested", "cpus", "workers"),
+    [
+        (2.0, "auto", 2, 2),  # idle machine: one per CPU
+        (0.9, "auto", 2, 0),  # one job beside on 2 CPUs: serial
+        (3.1, "auto", 8, 3),  # fewer workers
+        (None, "auto", 2, "auto"),  # the system does not say: as xdist picks
+        (0.5, 2, 2, 2),  # -n N means N workers, whatever the load
+        (0.5, 8, 2, 8),
+    ],
+)
 def test_auto_workers_fit_the_idle_cpus(monkeypatch, idle, requested, cpus, workers):
     monkeypatch.setattr(startup, "idle_cpus", lambda: idle)
     config = _Config(requested, cpus)

@@ -17,19 +17,33 @@ from mrv2_conformance import impl
 
 
 def _roots():
-    table = SimpleNamespace(arr=np.arange(4, dtype=np.int32), ids={"a": 1}, free=[0, 2],
-                            inner=SimpleNamespace(t=torch.zeros(3, dtype=torch.int64)))
-    buffers = SimpleNamespace(seq_lens=torch.zeros(3, dtype=torch.int32),
-                              seq_lens_cpu=np.zeros(3, dtype=np.int32),
-                              mask=torch.zeros(2, dtype=torch.bool), empty=np.zeros(0))
+    table = SimpleNamespace(
+        arr=np.arange(4, dtype=np.int32),
+        ids={"a": 1},
+        free=[0, 2],
+        inner=SimpleNamespace(t=torch.zeros(3, dtype=torch.int64)),
+    )
+    buffers = SimpleNamespace(
+        seq_lens=torch.zeros(3, dtype=torch.int32),
+        seq_lens_cpu=np.zeros(3, dtype=np.int32),
+        mask=torch.zeros(2, dtype=torch.bool),
+        empty=np.zeros(0),
+    )
     return {"table": table, "buffers": buffers}
 
 
 def test_walk_finds_every_array_and_plain_container_by_path():
     paths = {p for p, _ in state.walk(_roots())}
-    assert paths == {"table.arr", "table.ids", "table.free", "table.inner.t",
-                     "buffers.seq_lens", "buffers.seq_lens_cpu", "buffers.mask",
-                     "buffers.empty"}
+    assert paths == {
+        "table.arr",
+        "table.ids",
+        "table.free",
+        "table.inner.t",
+        "buffers.seq_lens",
+        "buffers.seq_lens_cpu",
+        "buffers.mask",
+        "buffers.empty",
+    }
 
 
 def test_unchanged_state_passes_and_each_change_is_named():
@@ -45,8 +59,10 @@ def test_unchanged_state_passes_and_each_change_is_named():
     with pytest.raises(ContractViolation) as info, every_failure():
         state.assert_unchanged("f()", before, roots)
     lines = info.value.failures
-    assert any(line.startswith("f(): buffers.seq_lens_cpu changed at index 2")
-               and line.endswith("-> 5") for line in lines), lines
+    assert any(
+        line.startswith("f(): buffers.seq_lens_cpu changed at index 2") and line.endswith("-> 5")
+        for line in lines
+    ), lines
     assert any("table.free changed" in line for line in lines)
     assert any("table.inner.t was replaced" in line for line in lines)
     assert any("new state appeared" in line and "buffers.extra" in line for line in lines)
@@ -63,11 +79,15 @@ def test_aliasing_check_names_twins_buffers_and_other_fields():
     with pytest.raises(ContractViolation) as info, every_failure():
         check_batch_aliasing("make_dummy", out, buffers)
     text = "\n".join(info.value.failures)
-    assert "idx_mapping must be a fresh array, but it shares memory with its host twin " \
+    assert (
+        "idx_mapping must be a fresh array, but it shares memory with its host twin "
         "idx_mapping_np" in text
+    )
     assert "seq_lens must be a view of a persistent input buffer" in text
-    assert "prefill_len_np must be a fresh array, but it shares memory with " \
+    assert (
+        "prefill_len_np must be a fresh array, but it shares memory with "
         "num_computed_tokens_np (another field of this batch)" in text
+    )
 
 
 def test_the_private_reference_is_out_of_the_targets_reach(monkeypatch):
@@ -87,6 +107,7 @@ def test_the_private_reference_is_out_of_the_targets_reach(monkeypatch):
 
 def test_the_differential_family_compares_with_the_private_copy():
     from mrv2_conformance.conformance.differential import reference_target
+
     ref = reference_target(DEFAULT_REVISION)
     assert ref.module._module is reference.private_reference()
     assert ref.revision == DEFAULT_REVISION

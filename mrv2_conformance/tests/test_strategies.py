@@ -42,9 +42,12 @@ def test_batches_are_valid_scheduler_steps(case):
         else:
             assert n <= case.decode_query_len, "decode with more tokens than decode_query_len"
     # The batch passes the reference's own validation.
-    impl.prepare_inputs(case.batch(), table,
-                        impl.InputBuffers(case.max_num_reqs, case.max_num_tokens, "cpu"),
-                        case.decode_query_len)
+    impl.prepare_inputs(
+        case.batch(),
+        table,
+        impl.InputBuffers(case.max_num_reqs, case.max_num_tokens, "cpu"),
+        case.decode_query_len,
+    )
 
 
 @given(case=missing_id_cases())
@@ -69,14 +72,17 @@ def test_every_promised_kind_is_reached():
     kinds = Counter(c.kind for c in cases)
     assert set(kinds) == set(BATCH_KINDS), kinds
     assert any(len(c.num_scheduled_tokens) == 1 for c in cases)
-    assert any(len(c.num_scheduled_tokens) == c.max_num_reqs >= 4 for c in cases), \
+    assert any(len(c.num_scheduled_tokens) == c.max_num_reqs >= 4 for c in cases), (
         "full batches (num_reqs == max_num_reqs) are never generated"
+    )
     assert any(c.decode_query_len > 1 and c.draft_tokens for c in cases)
     assert any(c.history.removed for c in cases), "no history frees a slot"
     # Holes: a live batch whose slots are not 0..n-1 contiguous from the top.
-    assert any(set(c.build_table(impl).req_id_to_index.values())
-               != set(range(c.max_num_reqs - len(c.history.live), c.max_num_reqs))
-               for c in cases)
+    assert any(
+        set(c.build_table(impl).req_id_to_index.values())
+        != set(range(c.max_num_reqs - len(c.history.live), c.max_num_reqs))
+        for c in cases
+    )
     worlds = Counter(c.world_size for c in reach.collect(pcp_cases(), 300))
     assert set(worlds) == set(range(1, 9)), worlds
     missing = reach.collect(missing_id_cases(), 300)

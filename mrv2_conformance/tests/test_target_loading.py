@@ -27,8 +27,9 @@ def test_target_name_precedence(monkeypatch):
 
 def test_missing_interface_name_fails_with_a_clear_message():
     target = load_target(LACKS)
-    with pytest.raises(pytest.fail.Exception,
-                       match=re.escape(f"target {LACKS} does not define prepare_inputs")):
+    with pytest.raises(
+        pytest.fail.Exception, match=re.escape(f"target {LACKS} does not define prepare_inputs")
+    ):
         _ = target.prepare_inputs
     with pytest.raises(AttributeError):  # names outside the interface are plain misses
         _ = target.not_part_of_the_interface
@@ -38,14 +39,19 @@ def test_unimportable_target_is_one_line_usage_error():
     broken = f"{TARGETS}.broken_import"
     proc = run_suite("conformance/test_slot_table.py", "--target", broken)
     assert proc.returncode == pytest.ExitCode.USAGE_ERROR, proc.stdout + proc.stderr
-    assert (f"cannot import conformance target '{broken}': ImportError: "
-            "this target needs a backend") in proc.stderr
+    assert (
+        f"cannot import conformance target '{broken}': ImportError: this target needs a backend"
+    ) in proc.stderr
     assert "Traceback" not in proc.stdout + proc.stderr
 
 
 def test_target_from_environment_and_missing_function_report():
-    proc = run_suite("conformance/test_ordering.py", "-k", "prepare_inputs_values and cpu",
-                     env={TARGET_ENV_VAR: LACKS})
+    proc = run_suite(
+        "conformance/test_ordering.py",
+        "-k",
+        "prepare_inputs_values and cpu",
+        env={TARGET_ENV_VAR: LACKS},
+    )
     assert proc.returncode == pytest.ExitCode.TESTS_FAILED, proc.stdout + proc.stderr
     assert f"mrv2-conformance target: {LACKS}" in proc.stdout
     assert f"target {LACKS} does not define prepare_inputs" in proc.stdout
@@ -53,12 +59,20 @@ def test_target_from_environment_and_missing_function_report():
 
 
 def test_a_declared_unsupported_function_skips_its_tests_with_the_reason():
-    proc = run_suite("conformance/test_pcp.py", "-k", "placeholder and cpu", "-rs",
-                     "--target", f"{TARGETS}.without_pcp")
+    proc = run_suite(
+        "conformance/test_pcp.py",
+        "-k",
+        "placeholder and cpu",
+        "-rs",
+        "--target",
+        f"{TARGETS}.without_pcp",
+    )
     out = proc.stdout + proc.stderr
     assert proc.returncode == pytest.ExitCode.NO_TESTS_COLLECTED, out  # tested nothing
-    assert (f"target {TARGETS}.without_pcp does not support partition_batch: this "
-            "backend has no prefill context parallelism") in out
+    assert (
+        f"target {TARGETS}.without_pcp does not support partition_batch: this "
+        "backend has no prefill context parallelism"
+    ) in out
     assert "1 skipped" in out, out
 
 
@@ -66,9 +80,14 @@ def test_a_target_is_checked_against_the_revision_it_declares():
     """The reference claiming "0.30" and implementing it passes every PCP property
     and the differential comparison (with the reference at "0.30"); the report names
     the revision."""
-    proc = run_suite("conformance/test_pcp.py", "conformance/test_differential.py",
-                     "-k", "partition or pcp_layout or hidden_restore", "--target",
-                     f"{TARGETS}.revision_030")
+    proc = run_suite(
+        "conformance/test_pcp.py",
+        "conformance/test_differential.py",
+        "-k",
+        "partition or pcp_layout or hidden_restore",
+        "--target",
+        f"{TARGETS}.revision_030",
+    )
     out = proc.stdout + proc.stderr
     assert proc.returncode == pytest.ExitCode.OK, out
     assert "PARTIAL RUN (selected by -k" in out and "against contract revision '0.30'" in out, out
@@ -80,6 +99,8 @@ def test_an_unknown_revision_is_one_line_usage_error():
     proc = run_suite("conformance/test_slot_table.py", "--target", name)
     out = proc.stdout + proc.stderr
     assert proc.returncode == pytest.ExitCode.USAGE_ERROR, out
-    assert (f"target {name} declares CONTRACT_REVISION '0.99', which the suite does not "
-            "know; known: '#51210'") in proc.stderr, out
+    assert (
+        f"target {name} declares CONTRACT_REVISION '0.99', which the suite does not "
+        "know; known: '#51210'"
+    ) in proc.stderr, out
     assert "Traceback" not in out

@@ -20,24 +20,33 @@ def loras_required(self, scheduler_output, num_active_loras):
 
 
 def test_arguments_go_by_name_and_only_where_the_release_takes_them():
-    prepare = call("vLLM 9", Runner, "prepare",
-                   ("scheduler_output", "batch_desc", "num_active_loras", "batch_req_state"),
-                   method=True)
+    prepare = call(
+        "vLLM 9",
+        Runner,
+        "prepare",
+        ("scheduler_output", "batch_desc", "num_active_loras", "batch_req_state"),
+        method=True,
+    )
     assert prepare.passes == ("scheduler_output", "batch_desc", "num_active_loras")
     assert prepare.takes("num_active_loras") and not prepare.takes("batch_req_state")
     runner = Runner()
     # Offered in another order and with a value this release has no parameter for.
-    got = prepare(runner, batch_req_state="unused", num_active_loras=2, batch_desc="d",
-                  scheduler_output="s")
+    got = prepare(
+        runner, batch_req_state="unused", num_active_loras=2, batch_desc="d", scheduler_output="s"
+    )
     assert got == (runner, "s", "d", 2, None)
 
 
 def test_a_required_parameter_the_adapter_cannot_fill_is_named():
-    owner = SimpleNamespace(__name__="vllm.v1.worker.gpu.model_runner",
-                            prepare_inputs=loras_required)
-    with pytest.raises(UnknownApi, match=r"^vLLM 9: model_runner\.prepare_inputs takes "
-                                         r"'num_active_loras', which the adapter does not know "
-                                         r"how to fill \(it can pass scheduler_output\)$"):
+    owner = SimpleNamespace(
+        __name__="vllm.v1.worker.gpu.model_runner", prepare_inputs=loras_required
+    )
+    with pytest.raises(
+        UnknownApi,
+        match=r"^vLLM 9: model_runner\.prepare_inputs takes "
+        r"'num_active_loras', which the adapter does not know "
+        r"how to fill \(it can pass scheduler_output\)$",
+    ):
         call("vLLM 9", owner, "prepare_inputs", ("scheduler_output",), method=True)
 
 

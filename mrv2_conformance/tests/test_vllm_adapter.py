@@ -14,8 +14,10 @@ from mrv2_conformance.adapters._vllm.environment import host_memory_stand_ins
 from mrv2_conformance.plugin.target import load_target
 from mrv2_conformance.tests.helpers import run_suite
 
-needs_no_vllm = pytest.mark.skipif(importlib.util.find_spec("vllm") is not None,
-                                   reason="vLLM is installed here: tox -e vllm-* covers it")
+needs_no_vllm = pytest.mark.skipif(
+    importlib.util.find_spec("vllm") is not None,
+    reason="vLLM is installed here: tox -e vllm-* covers it",
+)
 
 
 @needs_no_vllm
@@ -29,8 +31,13 @@ def test_without_vllm_the_target_is_unavailable_and_the_process_untouched():
 
 @needs_no_vllm
 def test_without_vllm_every_property_skips_with_the_reason():
-    proc = run_suite("conformance/test_ordering.py", "conformance/test_keyerror.py",
-                     "--target", "mrv2_conformance.adapters.vllm", "-rs")
+    proc = run_suite(
+        "conformance/test_ordering.py",
+        "conformance/test_keyerror.py",
+        "--target",
+        "mrv2_conformance.adapters.vllm",
+        "-rs",
+    )
     out = proc.stdout + proc.stderr
     # Nothing was tested: not a pass.
     assert proc.returncode == pytest.ExitCode.NO_TESTS_COLLECTED, out

@@ -25,8 +25,10 @@ from typing import Any
 PRELOAD = ("numpy", "torch", "hypothesis", "hypothesis.extra.numpy", "pytest")
 # A preloaded Hypothesis cannot be assertion-rewritten (it ships a pytest plugin, so
 # pytest asks to): say so once here rather than as a warning in every run.
-QUIET = ("-W", "ignore:Module already imported so cannot be rewritten:"
-         "pytest.PytestAssertRewriteWarning")
+QUIET = (
+    "-W",
+    "ignore:Module already imported so cannot be rewritten:pytest.PytestAssertRewriteWarning",
+)
 
 
 class WarmRunner:
@@ -42,25 +44,45 @@ class WarmRunner:
         stderr go to ``output``."""
         if not self.fork:
             with open(output, "w") as out:
-                return subprocess.run([sys.executable, "-m", "pytest", *args], cwd=cwd,
-                                      env=self.env, stdout=out, stderr=subprocess.STDOUT,
-                                      timeout=timeout).returncode
+                return subprocess.run(
+                    [sys.executable, "-m", "pytest", *args],
+                    cwd=cwd,
+                    env=self.env,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    timeout=timeout,
+                ).returncode
         proc = self._server()
         assert proc.stdin and proc.stdout
-        proc.stdin.write(json.dumps({"args": [*QUIET, *args], "cwd": str(cwd),
-                                     "output": str(output), "timeout": timeout}) + "\n")
+        proc.stdin.write(
+            json.dumps(
+                {
+                    "args": [*QUIET, *args],
+                    "cwd": str(cwd),
+                    "output": str(output),
+                    "timeout": timeout,
+                }
+            )
+            + "\n"
+        )
         proc.stdin.flush()
         line = proc.stdout.readline()
         if not line:
-            raise RuntimeError(f"the warm pytest server exited ({proc.wait()}) "
-                               f"while running pytest {' '.join(args)}")
+            raise RuntimeError(
+                f"the warm pytest server exited ({proc.wait()}) "
+                f"while running pytest {' '.join(args)}"
+            )
         return int(json.loads(line)["returncode"])
 
     def _server(self) -> subprocess.Popen[str]:
         if self._proc is None or self._proc.poll() is not None:
             self._proc = subprocess.Popen(
-                [sys.executable, "-m", "mrv2_conformance.tests.warm"], env=self.env,
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                [sys.executable, "-m", "mrv2_conformance.tests.warm"],
+                env=self.env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
         return self._proc
 
     def close(self) -> None:

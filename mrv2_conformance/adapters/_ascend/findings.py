@@ -23,6 +23,7 @@ P = "vllm_ascend/worker/v2"
 
 def _target() -> Any:
     import mrv2_conformance.adapters.vllm_ascend as target
+
     return target
 
 
@@ -37,31 +38,40 @@ def finding_1() -> Finding:
     out = t.prepare_inputs(SchedulerBatch({"a": 8}), table, t.InputBuffers(4, 64, "cpu"), 1)
     actual = f"idx_mapping_np {out.idx_mapping_np.dtype}, idx_mapping {out.idx_mapping.dtype}"
     ok = out.idx_mapping_np.dtype == np.intp and out.idx_mapping.dtype == torch.int64
-    return ("F1.2: idx_mapping_np is np.intp and idx_mapping torch.int64",
-            "prepare_inputs(one request 'a' of 8 tokens)",
-            "idx_mapping_np int64 (intp), idx_mapping torch.int64", actual,
-            f"{P}/model_runner.py::NPUModelRunner.prepare_inputs", ok)
+    return (
+        "F1.2: idx_mapping_np is np.intp and idx_mapping torch.int64",
+        "prepare_inputs(one request 'a' of 8 tokens)",
+        "idx_mapping_np int64 (intp), idx_mapping torch.int64",
+        actual,
+        f"{P}/model_runner.py::NPUModelRunner.prepare_inputs",
+        ok,
+    )
 
 
 def finding_2() -> Finding:
     t = _target()
     buffers = t.InputBuffers(4, 64, "cpu")
     out = t.make_dummy(2, 4, buffers)
-    shares = out.query_start_loc.untyped_storage().data_ptr() == \
-        buffers.query_start_loc.untyped_storage().data_ptr()
+    shares = (
+        out.query_start_loc.untyped_storage().data_ptr()
+        == buffers.query_start_loc.untyped_storage().data_ptr()
+    )
     same = out.expanded_idx_mapping is out.idx_mapping
-    return ("F2: the dummy has the real batch's form: expanded_idx_mapping is idx_mapping "
-            "(no drafts), query_start_loc and seq_lens are views of the input buffers",
-            "make_dummy(2, 4, buffers)",
-            "expanded_idx_mapping is idx_mapping: True; query_start_loc in the buffers: True",
-            f"expanded_idx_mapping is idx_mapping: {same}; query_start_loc in the "
-            f"buffers: {shares}",
-            f"{P}/input_batch.py::AscendInputBatch.make_dummy", same and shares)
+    return (
+        "F2: the dummy has the real batch's form: expanded_idx_mapping is idx_mapping "
+        "(no drafts), query_start_loc and seq_lens are views of the input buffers",
+        "make_dummy(2, 4, buffers)",
+        "expanded_idx_mapping is idx_mapping: True; query_start_loc in the buffers: True",
+        f"expanded_idx_mapping is idx_mapping: {same}; query_start_loc in the buffers: {shares}",
+        f"{P}/input_batch.py::AscendInputBatch.make_dummy",
+        same and shares,
+    )
 
 
 def finding_3() -> Finding:
     from mrv2_conformance.adapters._vllm import runner
     from mrv2_conformance.adapters._vllm.upstream import API
+
     t = _target()
     table = t.SlotTable(4)
     table.add_request("a", 8)
@@ -72,22 +82,24 @@ def finding_3() -> Finding:
     step = runner.scheduler_output({"a": 8, "missing": 1}, {}, 9)
     try:
         API.classes.runner._update_seq_lens_cpu(  # type: ignore[attr-defined]
-            stand_in, step, ["a", "missing"])
+            stand_in, step, ["a", "missing"]
+        )
         raised = "nothing"
     except KeyError as exc:
         raised = f"KeyError({exc.args[0]!r})"
     changed = (buffers.seq_lens_cpu != before).nonzero().flatten().tolist()
-    return ("F1.2: a missing request id raises KeyError(req_id) and nothing changes",
-            "the seq_lens_cpu update of prepare_inputs for ['a', 'missing'] ('missing' is "
-            "not in the slot table)",
-            "KeyError('missing'), seq_lens_cpu unchanged",
-            f"{raised}, seq_lens_cpu rows {changed} written "
-            f"({buffers.seq_lens_cpu[changed].tolist()})",
-            f"{P}/model_runner.py::NPUModelRunner._update_seq_lens_cpu", not changed)
+    return (
+        "F1.2: a missing request id raises KeyError(req_id) and nothing changes",
+        "the seq_lens_cpu update of prepare_inputs for ['a', 'missing'] ('missing' is "
+        "not in the slot table)",
+        "KeyError('missing'), seq_lens_cpu unchanged",
+        f"{raised}, seq_lens_cpu rows {changed} written ({buffers.seq_lens_cpu[changed].tolist()})",
+        f"{P}/model_runner.py::NPUModelRunner._update_seq_lens_cpu",
+        not changed,
+    )
 
 
-FINDINGS: dict[str, Callable[[], Finding]] = {
-    "1": finding_1, "2": finding_2, "3": finding_3}
+FINDINGS: dict[str, Callable[[], Finding]] = {"1": finding_1, "2": finding_2, "3": finding_3}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -100,9 +112,11 @@ def main(argv: list[str] | None = None) -> int:
     for w in which:
         clause, call, expected, actual, source, ok = FINDINGS[w]()
         deviates |= not ok
-        print(f"finding {w}: {'conforms' if ok else 'DEVIATES'}\n  clause:   {clause}\n"
-              f"  call:     {call}\n  expected: {expected}\n  actual:   {actual}\n"
-              f"  source:   {cite_lines(source)}\n")
+        print(
+            f"finding {w}: {'conforms' if ok else 'DEVIATES'}\n  clause:   {clause}\n"
+            f"  call:     {call}\n  expected: {expected}\n  actual:   {actual}\n"
+            f"  source:   {cite_lines(source)}\n"
+        )
     return 1 if deviates else 0
 
 

@@ -32,8 +32,12 @@ class SnapshotError(Exception):
 
 def _origin(root: Path) -> Path | None:
     try:
-        url = subprocess.run(["git", "-C", str(root), "remote", "get-url", "origin"],
-                             capture_output=True, text=True, timeout=10).stdout.strip()
+        url = subprocess.run(
+            ["git", "-C", str(root), "remote", "get-url", "origin"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
     return Path(url) if url and Path(url).is_dir() else None
@@ -54,9 +58,11 @@ def find() -> Path:
         found = sorted(place.glob("vllm-ascend-*.tar.gz"))
         if found:
             return found[-1]
-    raise SnapshotError(f"no vllm-ascend-*.tar.gz in {', '.join(map(str, places))}; set "
-                        f"{SNAPSHOT_ENV_VAR} to the snapshot, or MRV2_VLLM_ASCEND_SRC to a "
-                        f"checkout")
+    raise SnapshotError(
+        f"no vllm-ascend-*.tar.gz in {', '.join(map(str, places))}; set "
+        f"{SNAPSHOT_ENV_VAR} to the snapshot, or MRV2_VLLM_ASCEND_SRC to a "
+        f"checkout"
+    )
 
 
 def unpack(archive: Path, dest: Path) -> Path:
@@ -80,8 +86,11 @@ def changes(archive: Path, dest: Path) -> list[str]:
         names = {m.name.rstrip("/") for m in tar.getmembers()}
     names |= {str(Path(n).parents[i]) for n in names for i in range(len(Path(n).parents) - 1)}
     top = next(iter(names)).split("/", 1)[0]
-    return sorted(str(p.relative_to(dest)) for p in (dest / top).rglob("*")
-                  if str(p.relative_to(dest)) not in names)
+    return sorted(
+        str(p.relative_to(dest))
+        for p in (dest / top).rglob("*")
+        if str(p.relative_to(dest)) not in names
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,15 +98,20 @@ def main(argv: list[str] | None = None) -> int:
     check = "--check-untouched" in args
     args = [a for a in args if a != "--check-untouched"]
     if len(args) != 1:
-        print("usage: python -m mrv2_conformance.adapters._ascend.snapshot "
-              "[--check-untouched] DEST", file=sys.stderr)
+        print(
+            "usage: python -m mrv2_conformance.adapters._ascend.snapshot [--check-untouched] DEST",
+            file=sys.stderr,
+        )
         return 2
     try:
         if check:
             written = changes(find(), Path(args[0]))
             if written:
-                print(f"written into the vllm-ascend checkout ({len(written)}): "
-                      f"{', '.join(written[:5])}", file=sys.stderr)
+                print(
+                    f"written into the vllm-ascend checkout ({len(written)}): "
+                    f"{', '.join(written[:5])}",
+                    file=sys.stderr,
+                )
                 return 1
             return 0
         print(unpack(find(), Path(args[0])))

@@ -37,9 +37,11 @@ class _Ledger:
         if self.guarding is None:
             self.import_time.setdefault(what, None)
             return
-        message = (f"{self.guarding} touched the stand-in {what}: a stand-in for the Ascend "
-                   f"toolkit is not an implementation, so no contract result may come from "
-                   f"it (adapters/_ascend/stand_ins.py)")
+        message = (
+            f"{self.guarding} touched the stand-in {what}: a stand-in for the Ascend "
+            f"toolkit is not an implementation, so no contract result may come from "
+            f"it (adapters/_ascend/stand_ins.py)"
+        )
         self.violations.append(message)
         raise StandInTouched(message)
 
@@ -80,8 +82,9 @@ class StandInModule(types.ModuleType):
 
 
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    def find_spec(self, name: str, path: Any = None, target: Any = None
-                  ) -> importlib.machinery.ModuleSpec | None:
+    def find_spec(
+        self, name: str, path: Any = None, target: Any = None
+    ) -> importlib.machinery.ModuleSpec | None:
         if any(name == root or name.startswith(root + ".") for root in ROOTS):
             return importlib.machinery.ModuleSpec(name, self, is_package=True)
         return None
@@ -104,6 +107,7 @@ def install() -> None:
     if _FINDER not in sys.meta_path:
         sys.meta_path.insert(0, _FINDER)
     import torch
+
     if not isinstance(getattr(torch, "npu", None), StandInModule):
         npu = StandInModule("torch.npu")
         npu.__spec__ = importlib.machinery.ModuleSpec("torch.npu", _FINDER)
@@ -115,11 +119,15 @@ def uninstall() -> None:
     """Remove the stand-ins again (the suite's own tests install them in-process)."""
     if _FINDER in sys.meta_path:
         sys.meta_path.remove(_FINDER)
-    for name in [n for n in sys.modules if any(n == r or n.startswith(r + ".")
-                                               for r in (*ROOTS, "torch.npu"))]:
+    for name in [
+        n
+        for n in sys.modules
+        if any(n == r or n.startswith(r + ".") for r in (*ROOTS, "torch.npu"))
+    ]:
         if isinstance(sys.modules[name], StandInModule):
             del sys.modules[name]
     import torch
+
     if isinstance(getattr(torch, "npu", None), StandInModule):
         del torch.npu  # type: ignore[attr-defined]  # a stand-in module set on torch
 
@@ -141,6 +149,8 @@ def guard(call: str) -> Iterator[None]:
 def disclosure() -> list[str]:
     """What the report header says about the stand-ins."""
     touched = list(LEDGER.import_time)
-    return [f"stand-ins (no implementation; any use during a contract call fails it): "
-            f"{', '.join([*ROOTS, 'torch.npu'])}",
-            f"touched at import ({len(touched)}): {', '.join(touched) or 'nothing'}"]
+    return [
+        f"stand-ins (no implementation; any use during a contract call fails it): "
+        f"{', '.join([*ROOTS, 'torch.npu'])}",
+        f"touched at import ({len(touched)}): {', '.join(touched) or 'nothing'}",
+    ]

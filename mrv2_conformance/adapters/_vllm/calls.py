@@ -39,8 +39,9 @@ class Call:
         return self.fn(*bound, **{p: values[p] for p in self.passes if p in values})
 
 
-def call(release: str, owner: Any, path: str, can_pass: Iterable[str],
-         method: bool = False) -> Call:
+def call(
+    release: str, owner: Any, path: str, can_pass: Iterable[str], method: bool = False
+) -> Call:
     """``owner.path``'s parameters: those named in ``can_pass`` are passed; one that is
     not, without a default, is an API the adapter does not know. ``method``: an
     unbound method, whose first parameter (``self``) the caller passes positionally."""
@@ -60,5 +61,6 @@ def call(release: str, owner: Any, path: str, can_pass: Iterable[str],
     if unknown:
         raise UnknownApi(
             f"{release}: {name} takes {', '.join(map(repr, unknown))}, which the adapter "
-            f"does not know how to fill (it can pass {', '.join(sorted(known))})")
+            f"does not know how to fill (it can pass {', '.join(sorted(known))})"
+        )
     return Call(name, fn, tuple(passes))

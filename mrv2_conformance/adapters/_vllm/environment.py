@@ -52,6 +52,7 @@ def _without_pinning(factory: Callable[..., Any]) -> Callable[..., Any]:
     def call(*args: Any, **kwargs: Any) -> Any:
         kwargs.pop("pin_memory", None)
         return factory(*args, **kwargs)
+
     return call
 
 

@@ -52,8 +52,7 @@ DISCLOSURES = [
     "between steps, each running request's device num_computed_tokens is set to the "
     "step's count (what the runner's post-sampling update leaves there; the suite "
     "samples nothing)",
-    f"prompts up to MAX_MODEL_LEN={MAX_MODEL_LEN} tokens (the size of RequestState's "
-    f"token store)",
+    f"prompts up to MAX_MODEL_LEN={MAX_MODEL_LEN} tokens (the size of RequestState's token store)",
 ]
 
 
@@ -61,10 +60,13 @@ DISCLOSURES = [
 def buffers_class(base: type) -> type:
     """``base`` (upstream's buffers, or a plugin's), the device argument normalised to
     ``torch.device`` as the runner passes it."""
+
     class InputBuffers(base):
-        def __init__(self, max_num_reqs: int, max_num_tokens: int,
-                     device: torch.device | str) -> None:
+        def __init__(
+            self, max_num_reqs: int, max_num_tokens: int, device: torch.device | str
+        ) -> None:
             super().__init__(max_num_reqs, max_num_tokens, torch.device(device))
+
     InputBuffers.__qualname__ = f"InputBuffers({base.__name__})"
     return InputBuffers
 
@@ -72,12 +74,17 @@ def buffers_class(base: type) -> type:
 InputBuffers = buffers_class(input_batch.InputBuffers)
 
 
-def sort_batch_req_ids(num_tokens_per_req: Mapping[str, int],
-                       draft_tokens: Mapping[str, Sequence[int]],
-                       decode_query_len: int) -> list[str]:
+def sort_batch_req_ids(
+    num_tokens_per_req: Mapping[str, int],
+    draft_tokens: Mapping[str, Sequence[int]],
+    decode_query_len: int,
+) -> list[str]:
     # Before #51210 the sort had no drafts parameter: drafts did not affect the order.
-    return API.sort(num_tokens_per_req=num_tokens_per_req, draft_tokens=draft_tokens,
-                    decode_query_len=decode_query_len)
+    return API.sort(
+        num_tokens_per_req=num_tokens_per_req,
+        draft_tokens=draft_tokens,
+        decode_query_len=decode_query_len,
+    )
 
 
 def _scheduler_output(batch: Any) -> Any:
@@ -97,19 +104,21 @@ def gather_batch_req_state(batch: Any, slot_table: SlotTable, decode_query_len: 
     in ``prepare_inputs``: it runs there (into scratch buffers) and its batch, which
     carries the gathered fields, is returned."""
     if API.gather is None:
-        buffers = buffers_class(API.classes.input_buffers)(slot_table.max_num_reqs,
-                               max(1, int(batch.total_num_scheduled_tokens)),
-                               slot_table.device)
+        buffers = buffers_class(API.classes.input_buffers)(
+            slot_table.max_num_reqs,
+            max(1, int(batch.total_num_scheduled_tokens)),
+            slot_table.device,
+        )
         return prepare_inputs(batch, slot_table, buffers, decode_query_len)
     stand_in = runner.stand_in(slot_table.states_on(slot_table.device), decode_query_len)
     with host_memory_stand_ins(buffer_utils):
-        state, _ = API.gather(stand_in, scheduler_output=_scheduler_output(batch),
-                              dummy_run=False)
+        state, _ = API.gather(stand_in, scheduler_output=_scheduler_output(batch), dummy_run=False)
     return state
 
 
-def prepare_inputs(batch: Any, slot_table: SlotTable, input_buffers: Any,
-                   decode_query_len: int) -> Any:
+def prepare_inputs(
+    batch: Any, slot_table: SlotTable, input_buffers: Any, decode_query_len: int
+) -> Any:
     """``GPUModelRunner.prepare_inputs`` (after ``gather_batch_req_state`` where the
     release has it), eager mode, no request padding, no LoRA."""
     req_states = slot_table.states_on(torch.device(input_buffers.device))
@@ -120,9 +129,15 @@ def prepare_inputs(batch: Any, slot_table: SlotTable, input_buffers: Any,
         state = None
         if API.prepare.takes("batch_req_state"):
             state, _ = need(API.gather, "gather_batch_req_state")(
-                stand_in, scheduler_output=step, dummy_run=False)
-        out = API.prepare(stand_in, scheduler_output=step, batch_req_state=state,
-                          batch_desc=desc, num_active_loras=0)
+                stand_in, scheduler_output=step, dummy_run=False
+            )
+        out = API.prepare(
+            stand_in,
+            scheduler_output=step,
+            batch_req_state=state,
+            batch_desc=desc,
+            num_active_loras=0,
+        )
     # 0.27.1's PCPManager reads the runner's slot table: remember which it was (beside
     # the batch, not on it: a batch holds only what upstream put there).
     remember_req_states(out, req_states)
@@ -142,19 +157,24 @@ def req_states_of(batch: Any) -> Any:
     return _req_states_of.get(id(batch))
 
 
-def make_dummy(num_reqs: int, num_tokens: int, input_buffers: Any,
-               max_query_len: int | None = None) -> Any:
+def make_dummy(
+    num_reqs: int, num_tokens: int, input_buffers: Any, max_query_len: int | None = None
+) -> Any:
     """``InputBatch.make_dummy``. Releases before 0.28.0 take no ``max_query_len``:
     there it is not passed, so it is not checked (the property that expects its
     rejection fails there)."""
     extra = {} if max_query_len is None else {"max_query_len": max_query_len}
     with host_memory_stand_ins(buffer_utils):
-        return API.make_dummy(num_reqs=num_reqs, num_tokens=num_tokens,
-                              input_buffers=input_buffers, **extra)
+        return API.make_dummy(
+            num_reqs=num_reqs, num_tokens=num_tokens, input_buffers=input_buffers, **extra
+        )
 
 
-def async_copy_to_gpu(x: np.ndarray | torch.Tensor, out: torch.Tensor | None = None,
-                      device: torch.device | str | None = None) -> torch.Tensor:
+def async_copy_to_gpu(
+    x: np.ndarray | torch.Tensor,
+    out: torch.Tensor | None = None,
+    device: torch.device | str | None = None,
+) -> torch.Tensor:
     """0.30.0+: ``vllm.utils.torch_utils.async_tensor_h2d`` (dtype kept, or ``out``'s);
     before: ``buffer_utils.async_copy_to_gpu``."""
     with host_memory_stand_ins(buffer_utils):
@@ -172,8 +192,9 @@ def probe() -> None:
     batch = SchedulerBatch({"probe": 4})
     # A step that adds a request, then one that continues it and finishes the first.
     arrive = SchedulerBatch({"next": 2}, scheduled_new_reqs=[NewRequest("next", 4)])
-    go_on = SchedulerBatch({"next": 2}, scheduled_cached_reqs={"next": 2},
-                           finished_req_ids={"probe"})
+    go_on = SchedulerBatch(
+        {"next": 2}, scheduled_cached_reqs={"next": 2}, finished_req_ids={"probe"}
+    )
     try:
         prepare_inputs(batch, table, buffers, 1)
         make_dummy(1, 1, buffers)

@@ -27,6 +27,7 @@ from mrv2_conformance.adapters._vllm.upstream import (
     model_runner,
 )
 
+
 class Bookkeeping:
     """The runner's per-request state outside the contract (the model's own state, KV
     block tables, LoRA, pending draft tokens), which ``add_requests`` and
@@ -56,12 +57,25 @@ BOOKKEEPING = ("model_state", "block_tables", "lora_state", "draft_tokens_handle
 # plain generating runner on the last (only) pipeline stage, without pooling,
 # multimodal encoders, prompt logprobs, a speculator or adaptive verification.
 _PLAIN_RUNNER: dict[str, Any] = dict(
-    use_pp=False, use_dcp=False, dcp_size=1, dcp_rank=0, cp_interleave=1,
-    pcp_manager=None, adaptive_verification=None, fast_prefill=None,
-    kv_block_zeroer=None, kv_caches=[], replayssm_block_copy_tensors=[],
+    use_pp=False,
+    use_dcp=False,
+    dcp_size=1,
+    dcp_rank=0,
+    cp_interleave=1,
+    pcp_manager=None,
+    adaptive_verification=None,
+    fast_prefill=None,
+    kv_block_zeroer=None,
+    kv_caches=[],
+    replayssm_block_copy_tensors=[],
     model_config=SimpleNamespace(rswa_window=None),
-    pooling_runner=None, pp_handler=None, encoder_cache=None, prompt_logprobs_worker=None,
-    speculator=None, sampler=None, is_last_pp_rank=True,
+    pooling_runner=None,
+    pp_handler=None,
+    encoder_cache=None,
+    prompt_logprobs_worker=None,
+    speculator=None,
+    sampler=None,
+    is_last_pp_rank=True,
     **dict.fromkeys(BOOKKEEPING, Bookkeeping()),
 )
 
@@ -75,13 +89,17 @@ class StandInRunner(SimpleNamespace):
             return member.__get__(self)
         raise AttributeError(
             f"vLLM {VERSION}: {API.classes.runner.__name__} reads self.{name}, which the "
-            f"adapter's runner stand-in does not have (adapters/_vllm/runner.py)")
+            f"adapter's runner stand-in does not have (adapters/_vllm/runner.py)"
+        )
 
 
 def stand_in(req_states: Any, decode_query_len: int, input_buffers: Any = None) -> Any:
     # A plugin's own attributes (API.classes.runner_attrs) replace the plain runner's.
-    runner = StandInRunner(**{**_PLAIN_RUNNER, **dict(API.classes.runner_attrs)},
-                           req_states=req_states, decode_query_len=decode_query_len)
+    runner = StandInRunner(
+        **{**_PLAIN_RUNNER, **dict(API.classes.runner_attrs)},
+        req_states=req_states,
+        decode_query_len=decode_query_len,
+    )
     if input_buffers is not None:
         runner.input_buffers = input_buffers
         runner.device = input_buffers.device
@@ -98,11 +116,14 @@ def _empty_step() -> Any:
         raise UnknownApi(f"vLLM {VERSION}: cannot build an empty SchedulerOutput: {exc}") from None
 
 
-def scheduler_output(num_scheduled_tokens: dict[str, int],
-                     scheduled_spec_decode_tokens: dict[str, list[int]],
-                     total_num_scheduled_tokens: int, new_reqs: Sequence[Any] = (),
-                     cached: dict[str, int] | None = None,
-                     finished: set[str] | frozenset[str] = frozenset()) -> Any:
+def scheduler_output(
+    num_scheduled_tokens: dict[str, int],
+    scheduled_spec_decode_tokens: dict[str, list[int]],
+    total_num_scheduled_tokens: int,
+    new_reqs: Sequence[Any] = (),
+    cached: dict[str, int] | None = None,
+    finished: set[str] | frozenset[str] = frozenset(),
+) -> Any:
     """Upstream's ``SchedulerOutput`` of a step: its tokens, its new requests (prompts
     of token id 0, no sampling or pooling parameters, no blocks), its running requests'
     computed tokens (no new tokens or blocks) and its finished ids; no structured
@@ -111,7 +132,8 @@ def scheduler_output(num_scheduled_tokens: dict[str, int],
     changes: dict[str, Any] = dict(
         num_scheduled_tokens=num_scheduled_tokens,
         scheduled_spec_decode_tokens=scheduled_spec_decode_tokens,
-        total_num_scheduled_tokens=total_num_scheduled_tokens)
+        total_num_scheduled_tokens=total_num_scheduled_tokens,
+    )
     if new_reqs:
         changes["scheduled_new_reqs"] = [_new_request(r) for r in new_reqs]
     if cached:
@@ -124,27 +146,42 @@ def scheduler_output(num_scheduled_tokens: dict[str, int],
 def scheduler_output_of(step: Any) -> Any:
     """Upstream's ``SchedulerOutput`` of one of the suite's steps (``SchedulerBatch``)."""
     return scheduler_output(
-        step.num_scheduled_tokens, step.scheduled_spec_decode_tokens,
-        step.total_num_scheduled_tokens, getattr(step, "scheduled_new_reqs", ()),
+        step.num_scheduled_tokens,
+        step.scheduled_spec_decode_tokens,
+        step.total_num_scheduled_tokens,
+        getattr(step, "scheduled_new_reqs", ()),
         getattr(step, "scheduled_cached_reqs", None),
-        getattr(step, "finished_req_ids", frozenset()))
+        getattr(step, "finished_req_ids", frozenset()),
+    )
 
 
 def _new_request(req: Any) -> Any:
     """Upstream's ``NewRequestData``, every field bound by name (calls.py)."""
     tokens = [0] * req.prefill_len
     return API.new_request_data(
-        req_id=req.req_id, prompt_token_ids=tokens, prefill_token_ids=list(tokens),
-        mm_features=[], sampling_params=None, pooling_params=None, block_ids=([],),
-        num_computed_tokens=req.num_computed_tokens, lora_request=None)
+        req_id=req.req_id,
+        prompt_token_ids=tokens,
+        prefill_token_ids=list(tokens),
+        mm_features=[],
+        sampling_params=None,
+        pooling_params=None,
+        block_ids=([],),
+        num_computed_tokens=req.num_computed_tokens,
+        lora_request=None,
+    )
 
 
 def _cached_requests(cached: dict[str, int]) -> Any:
     n = len(cached)
     return API.cached_request_data(
-        req_ids=list(cached), num_computed_tokens=list(cached.values()),
-        new_token_ids=[[] for _ in range(n)], new_block_ids=[None] * n,
-        num_output_tokens=[0] * n, resumed_req_ids=set(), all_token_ids={})
+        req_ids=list(cached),
+        num_computed_tokens=list(cached.values()),
+        new_token_ids=[[] for _ in range(n)],
+        new_block_ids=[None] * n,
+        num_output_tokens=[0] * n,
+        resumed_req_ids=set(),
+        all_token_ids={},
+    )
 
 
 def update_requests(req_states: Any) -> None:
@@ -156,9 +193,19 @@ def update_requests(req_states: Any) -> None:
 def eager_descriptor(num_tokens: int) -> Any:
     """The batch descriptor of the plain path: eager, no token or request padding."""
     from vllm.config import CUDAGraphMode
-    return model_runner.BatchExecutionDescriptor(cg_mode=CUDAGraphMode.NONE,
-                                                 num_tokens=num_tokens, num_reqs=None)
+
+    return model_runner.BatchExecutionDescriptor(
+        cg_mode=CUDAGraphMode.NONE, num_tokens=num_tokens, num_reqs=None
+    )
 
 
-__all__ = ["BOOKKEEPING", "Bookkeeping", "StandInRunner", "eager_descriptor",
-           "scheduler_output", "scheduler_output_of", "stand_in", "update_requests"]
+__all__ = [
+    "BOOKKEEPING",
+    "Bookkeeping",
+    "StandInRunner",
+    "eager_descriptor",
+    "scheduler_output",
+    "scheduler_output_of",
+    "stand_in",
+    "update_requests",
+]

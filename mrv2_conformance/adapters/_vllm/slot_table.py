@@ -47,16 +47,26 @@ class SlotTable:
     def _new_states(self, device: torch.device) -> Any:
         with host_memory_stand_ins(buffer_utils):
             return API.request_state(
-                max_num_reqs=self.max_num_reqs, max_model_len=MAX_MODEL_LEN,
-                max_num_batched_tokens=MAX_MODEL_LEN, num_speculative_steps=MAX_SPEC_STEPS,
-                vocab_size=_VOCAB_SIZE, device=device)
+                max_num_reqs=self.max_num_reqs,
+                max_model_len=MAX_MODEL_LEN,
+                max_num_batched_tokens=MAX_MODEL_LEN,
+                num_speculative_steps=MAX_SPEC_STEPS,
+                vocab_size=_VOCAB_SIZE,
+                device=device,
+            )
 
-    def _add(self, req_states: Any, req_id: str, prefill_len: int,
-             num_computed_tokens: int) -> None:
+    def _add(
+        self, req_states: Any, req_id: str, prefill_len: int, num_computed_tokens: int
+    ) -> None:
         with host_memory_stand_ins(buffer_utils):
-            API.add_request(req_states, req_id=req_id, prompt_len=prefill_len,
-                            all_token_ids=[0] * prefill_len,
-                            num_computed_tokens=num_computed_tokens, max_tokens=MAX_MODEL_LEN)
+            API.add_request(
+                req_states,
+                req_id=req_id,
+                prompt_len=prefill_len,
+                all_token_ids=[0] * prefill_len,
+                num_computed_tokens=num_computed_tokens,
+                max_tokens=MAX_MODEL_LEN,
+            )
             req_states.apply_staged_writes()
             runner.update_requests(req_states)
 

@@ -41,8 +41,9 @@ except ImportError:
 try:  # upstream's own scheduler step, so a field added upstream is never missing
     from vllm.v1.core.sched.output import CachedRequestData, NewRequestData, SchedulerOutput
 except ImportError as exc:
-    raise UnknownApi(f"vLLM {VERSION} has no vllm.v1.core.sched.output.SchedulerOutput "
-                     f"({exc})") from None
+    raise UnknownApi(
+        f"vLLM {VERSION} has no vllm.v1.core.sched.output.SchedulerOutput ({exc})"
+    ) from None
 
 Runner: type = model_runner.GPUModelRunner
 
@@ -63,8 +64,13 @@ class Classes:
     pcp_kwargs: tuple[tuple[str, Any], ...] = ()
 
 
-UPSTREAM = Classes(Runner, input_batch.InputBuffers, input_batch.InputBatch,
-                   states.RequestState, pcp_manager.PCPManager if pcp_manager else None)
+UPSTREAM = Classes(
+    Runner,
+    input_batch.InputBuffers,
+    input_batch.InputBatch,
+    states.RequestState,
+    pcp_manager.PCPManager if pcp_manager else None,
+)
 
 
 @dataclass
@@ -101,53 +107,114 @@ def detect(classes: Classes = UPSTREAM, who: str = f"vLLM {VERSION}") -> Api:
         return call(who, owner, path, can_pass, method)
 
     def construct(cls: type, can_pass: tuple[str, ...]) -> Call:  # the class itself
-        return find(SimpleNamespace(__name__=cls.__module__, **{cls.__name__: cls}),
-                    cls.__name__, can_pass)
+        return find(
+            SimpleNamespace(__name__=cls.__module__, **{cls.__name__: cls}), cls.__name__, can_pass
+        )
 
     run, pcp = classes.runner, classes.pcp_manager
     has_gather = hasattr(run, "gather_batch_req_state")
     api = Api(
         classes=classes,
-        sort=find(model_runner, "sort_batch_req_ids",
-                  ("num_tokens_per_req", "draft_tokens", "decode_query_len")),
-        gather=find(run, "gather_batch_req_state", ("scheduler_output", "dummy_run"),
-                    method=True) if has_gather else None,
-        prepare=find(run, "prepare_inputs",
-                     ("scheduler_output", "batch_req_state", "batch_desc", "num_active_loras"),
-                     method=True),
+        sort=find(
+            model_runner,
+            "sort_batch_req_ids",
+            ("num_tokens_per_req", "draft_tokens", "decode_query_len"),
+        ),
+        gather=find(run, "gather_batch_req_state", ("scheduler_output", "dummy_run"), method=True)
+        if has_gather
+        else None,
+        prepare=find(
+            run,
+            "prepare_inputs",
+            ("scheduler_output", "batch_req_state", "batch_desc", "num_active_loras"),
+            method=True,
+        ),
         update_requests=find(run, "update_requests", ("scheduler_output",), method=True),
         finish_requests=find(run, "finish_requests", ("scheduler_output",), method=True),
         add_requests=find(run, "add_requests", ("scheduler_output",), method=True),
-        new_request_data=construct(NewRequestData, (
-            "req_id", "prompt_token_ids", "prefill_token_ids", "mm_features",
-            "sampling_params", "pooling_params", "block_ids", "num_computed_tokens",
-            "lora_request")),
-        cached_request_data=construct(CachedRequestData, (
-            "req_ids", "num_computed_tokens", "new_token_ids", "new_block_ids",
-            "num_output_tokens", "resumed_req_ids", "all_token_ids")),
-        make_dummy=find(classes.input_batch, "make_dummy",
-                        ("num_reqs", "num_tokens", "input_buffers", "max_query_len")),
-        request_state=construct(classes.request_state, (
-            "max_num_reqs", "max_model_len", "max_num_batched_tokens", "num_speculative_steps",
-            "vocab_size", "device")),
-        add_request=find(classes.request_state, "add_request", (
-            "req_id", "prompt_len", "all_token_ids", "num_computed_tokens", "max_tokens"),
-            method=True),
+        new_request_data=construct(
+            NewRequestData,
+            (
+                "req_id",
+                "prompt_token_ids",
+                "prefill_token_ids",
+                "mm_features",
+                "sampling_params",
+                "pooling_params",
+                "block_ids",
+                "num_computed_tokens",
+                "lora_request",
+            ),
+        ),
+        cached_request_data=construct(
+            CachedRequestData,
+            (
+                "req_ids",
+                "num_computed_tokens",
+                "new_token_ids",
+                "new_block_ids",
+                "num_output_tokens",
+                "resumed_req_ids",
+                "all_token_ids",
+            ),
+        ),
+        make_dummy=find(
+            classes.input_batch,
+            "make_dummy",
+            ("num_reqs", "num_tokens", "input_buffers", "max_query_len"),
+        ),
+        request_state=construct(
+            classes.request_state,
+            (
+                "max_num_reqs",
+                "max_model_len",
+                "max_num_batched_tokens",
+                "num_speculative_steps",
+                "vocab_size",
+                "device",
+            ),
+        ),
+        add_request=find(
+            classes.request_state,
+            "add_request",
+            ("req_id", "prompt_len", "all_token_ids", "num_computed_tokens", "max_tokens"),
+            method=True,
+        ),
         h2d=find(buffer_utils, "async_copy_to_gpu", ("x", "out", "device"))
         if torch_utils is None
         else find(torch_utils, "async_tensor_h2d", ("data", "device", "out")),
-        pcp_init=construct(pcp, (
-            "pcp_world_size", "pcp_rank", "device", "shard_decode_requests", "req_states",
-            "max_num_reqs", "max_num_tokens", *dict(classes.pcp_kwargs))) if pcp else None,
-        pcp_partition=find(pcp, "partition_batch", ("input_batch", "batch_desc"),
-                           method=True) if pcp else None,
-        pcp_layout=find(pcp, "_build_batch_layout", (
-            "num_scheduled_tokens", "num_computed_tokens", "is_prefilling",
-            "query_start_loc_np"), method=True) if pcp else None,
+        pcp_init=construct(
+            pcp,
+            (
+                "pcp_world_size",
+                "pcp_rank",
+                "device",
+                "shard_decode_requests",
+                "req_states",
+                "max_num_reqs",
+                "max_num_tokens",
+                *dict(classes.pcp_kwargs),
+            ),
+        )
+        if pcp
+        else None,
+        pcp_partition=find(pcp, "partition_batch", ("input_batch", "batch_desc"), method=True)
+        if pcp
+        else None,
+        pcp_layout=find(
+            pcp,
+            "_build_batch_layout",
+            ("num_scheduled_tokens", "num_computed_tokens", "is_prefilling", "query_start_loc_np"),
+            method=True,
+        )
+        if pcp
+        else None,
     )
     if api.prepare.takes("batch_req_state") and api.gather is None:
-        raise UnknownApi(f"{who}: {run.__name__}.prepare_inputs takes batch_req_state but "
-                         f"there is no gather_batch_req_state to build it")
+        raise UnknownApi(
+            f"{who}: {run.__name__}.prepare_inputs takes batch_req_state but "
+            f"there is no gather_batch_req_state to build it"
+        )
     return api
 
 
@@ -159,7 +226,22 @@ def activate(classes: Classes, who: str) -> None:
     vars(API).update(vars(detect(classes, who)))
 
 
-__all__ = ["API", "UPSTREAM", "VERSION", "CachedRequestData", "Call", "Classes",
-           "NewRequestData", "Runner", "SchedulerOutput",
-           "UnknownApi", "activate", "buffer_utils", "input_batch", "model_runner",
-           "pcp_manager", "states", "torch_utils"]
+__all__ = [
+    "API",
+    "UPSTREAM",
+    "VERSION",
+    "CachedRequestData",
+    "Call",
+    "Classes",
+    "NewRequestData",
+    "Runner",
+    "SchedulerOutput",
+    "UnknownApi",
+    "activate",
+    "buffer_utils",
+    "input_batch",
+    "model_runner",
+    "pcp_manager",
+    "states",
+    "torch_utils",
+]

@@ -12,5 +12,8 @@ from pathlib import Path
 
 
 def mutant_names() -> list[str]:
-    return sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)])
-                  if m.name.startswith("m_"))
+    return sorted(
+        m.name
+        for m in pkgutil.iter_modules([str(Path(__file__).parent)])
+        if m.name.startswith("m_")
+    )

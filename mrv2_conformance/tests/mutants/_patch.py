@@ -11,12 +11,14 @@ from typing import Any
 from unittest import mock
 
 
-def with_patches(fn: Callable[..., Any],
-                 *patches: tuple[ModuleType, str, Any]) -> Callable[..., Any]:
+def with_patches(
+    fn: Callable[..., Any], *patches: tuple[ModuleType, str, Any]
+) -> Callable[..., Any]:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         with ExitStack() as stack:
             for module, name, value in patches:
                 stack.enter_context(mock.patch.object(module, name, value))
             return fn(*args, **kwargs)
+
     return wrapper

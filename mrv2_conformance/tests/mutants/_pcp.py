@@ -26,21 +26,24 @@ def make_rank_segments(
             computed = int(global_batch.num_computed_tokens_np[g])
             if global_batch.is_prefilling_np[g]:
                 size = chunk_size(q, 2 * world_size)
-                pieces = [(c * size, min(size, q - c * size))
-                          for c in chunk_ids(world_size, rank)]
+                pieces = [(c * size, min(size, q - c * size)) for c in chunk_ids(world_size, rank)]
             elif replicate_decodes or rank == 0:
                 pieces = [(0, q)]
             else:
                 pieces = []
             segments += [RankSegment(g, start + o, n, computed + o) for o, n in pieces if n > 0]
-        segments.sort(key=lambda s: (s.is_pure_prefill(global_batch.is_prefilling_np),
-                                     -s.global_req_idx if reverse_within_group else 0))
+        segments.sort(
+            key=lambda s: (
+                s.is_pure_prefill(global_batch.is_prefilling_np),
+                -s.global_req_idx if reverse_within_group else 0,
+            )
+        )
         return segments
+
     return rank_segments
 
 
 def patched_pcp(rank_segments):
     """(build_pcp_layout, partition_batch) of the reference with ``rank_segments``."""
     patch = (pcp, "_rank_segments", rank_segments)
-    return (with_patches(impl.build_pcp_layout, patch),
-            with_patches(impl.partition_batch, patch))
+    return (with_patches(impl.build_pcp_layout, patch), with_patches(impl.partition_batch, patch))

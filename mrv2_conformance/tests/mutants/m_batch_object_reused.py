@@ -1,6 +1,7 @@
 """prepare_inputs keeps one InputBatch object per set of input buffers and overwrites
 its fields every step (a persistent batch object): a batch the runner still holds,
 from an earlier step, shows the latest step's fields."""
+
 from mrv2_conformance.impl import *  # noqa: F403
 
 from mrv2_conformance import impl

@@ -1,5 +1,6 @@
 """async_copy_to_gpu to cpu returns a view of the source (torch.from_numpy) instead of
 a copy, so later writes to the host array show through."""
+
 import numpy as np
 import torch
 from mrv2_conformance.impl import *  # noqa: F403

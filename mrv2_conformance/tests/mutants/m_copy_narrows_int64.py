@@ -1,4 +1,5 @@
 """async_copy_to_gpu narrows int64 (intp) sources to int32 on the device."""
+
 import numpy as np
 from mrv2_conformance.impl import *  # noqa: F403
 

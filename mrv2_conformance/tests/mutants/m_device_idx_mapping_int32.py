@@ -1,4 +1,5 @@
 """The device idx_mapping is torch.int32 while the host array is intp."""
+
 import torch
 from mrv2_conformance.impl import *  # noqa: F403
 

@@ -1,4 +1,5 @@
 """The device idx_mapping points one slot further than idx_mapping_np (mod capacity)."""
+
 from mrv2_conformance.impl import *  # noqa: F403
 
 from mrv2_conformance import impl

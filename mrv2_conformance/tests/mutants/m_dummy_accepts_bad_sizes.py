@@ -1,4 +1,5 @@
 """make_dummy clamps num_reqs into [1, num_tokens] instead of rejecting it."""
+
 from mrv2_conformance.impl import *  # noqa: F403
 
 from mrv2_conformance import impl

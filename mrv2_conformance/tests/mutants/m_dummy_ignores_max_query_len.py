@@ -1,4 +1,5 @@
 """make_dummy ignores max_query_len: it returns a split whose longest query exceeds it."""
+
 from mrv2_conformance.impl import *  # noqa: F403
 
 from mrv2_conformance import impl

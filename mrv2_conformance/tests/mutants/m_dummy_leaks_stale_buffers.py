@@ -1,5 +1,6 @@
 """prepare_inputs accumulates seq_lens into the buffers (it assumes they start at
 zero), so whatever a dummy batch left there leaks into the next real batch."""
+
 from mrv2_conformance.impl import *  # noqa: F403
 
 from mrv2_conformance import impl

@@ -1,4 +1,5 @@
 """The dummy batch keeps the pre-#51210 int32 mapping (np.int32 / torch.int32)."""
+
 import numpy as np
 import torch
 from mrv2_conformance.impl import *  # noqa: F403

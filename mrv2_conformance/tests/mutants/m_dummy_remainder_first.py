@@ -1,4 +1,5 @@
 """make_dummy puts the +1 remainder tokens on the first requests, not the last."""
+
 import numpy as np
 from mrv2_conformance.impl import *  # noqa: F403
 
@@ -15,6 +16,7 @@ def make_dummy(num_reqs, num_tokens, input_buffers, max_query_len=None):
     out.query_start_loc_np = qsl
     out.query_start_loc.copy_(impl.async_copy_to_gpu(qsl, device=out.query_start_loc.device))
     out.seq_lens.copy_(impl.async_copy_to_gpu(split, device=out.seq_lens.device))
-    out.logits_indices = impl.async_copy_to_gpu(qsl[1:].astype(np.int64) - 1,
-                                                device=out.logits_indices.device)
+    out.logits_indices = impl.async_copy_to_gpu(
+        qsl[1:].astype(np.int64) - 1, device=out.logits_indices.device
+    )
     return out

@@ -1,5 +1,6 @@
 """A stateful runner: prepare_inputs remembers its slot table, and make_dummy resets
 that table's num_computed_tokens (a dummy run that changes request state)."""
+
 from mrv2_conformance.impl import *  # noqa: F403
 
 from mrv2_conformance import impl

@@ -1,5 +1,6 @@
 """Without drafts, a real batch's expanded_idx_mapping is a copy of idx_mapping
 instead of the same tensor."""
+
 from mrv2_conformance.impl import *  # noqa: F403
 
 from mrv2_conformance import impl

@@ -1,4 +1,5 @@
 """Adding to a full table silently evicts the most recently added request."""
+
 from mrv2_conformance.impl import *  # noqa: F403
 
 from mrv2_conformance import impl

@@ -1,5 +1,6 @@
 """Adding to a full table raises IndexError from the empty free list (list.pop),
 not the table's own error saying it is full and naming its capacity."""
+
 from mrv2_conformance.impl import *  # noqa: F403
 
 from mrv2_conformance import impl

@@ -1,5 +1,6 @@
 """num_computed_prefill_tokens_np is gathered from num_computed_tokens (the wrong
 per-slot array), which also breaks is_prefilling_np."""
+
 import numpy as np
 from mrv2_conformance.impl import *  # noqa: F403
 from mrv2_conformance.impl import prepare
@@ -18,5 +19,6 @@ def gather_batch_req_state(batch, table, decode_query_len):
     return out
 
 
-prepare_inputs = with_patches(impl.prepare_inputs,
-                              (prepare, "gather_batch_req_state", gather_batch_req_state))
+prepare_inputs = with_patches(
+    impl.prepare_inputs, (prepare, "gather_batch_req_state", gather_batch_req_state)
+)

@@ -1,4 +1,5 @@
 """Lookups use dict.get(req_id, 0): a missing id silently maps to slot 0."""
+
 from mrv2_conformance.impl import *  # noqa: F403
 from mrv2_conformance.impl import prepare
 from mrv2_conformance.tests.mutants._patch import with_patches
@@ -22,5 +23,6 @@ def gather_batch_req_state(batch, table, decode_query_len):
         table.req_id_to_index = real
 
 
-prepare_inputs = with_patches(impl.prepare_inputs,
-                              (prepare, "gather_batch_req_state", gather_batch_req_state))
+prepare_inputs = with_patches(
+    impl.prepare_inputs, (prepare, "gather_batch_req_state", gather_batch_req_state)
+)

@@ -1,6 +1,7 @@
 """InputBuffers keeps a persistent host query_start_loc_np, and a batch's
 query_start_loc_np is a view of it: the next batch built into the same buffers
 rewrites the previous batch's host array."""
+
 import numpy as np
 from mrv2_conformance.impl import *  # noqa: F403
 

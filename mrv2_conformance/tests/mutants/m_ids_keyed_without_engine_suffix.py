@@ -1,6 +1,7 @@
 """The backend keys its own slot index by the request's external id, stripping the
 8-hex suffix vLLM's engine appends ("-1a2b3c4d"): two requests of a client that reuses
 its X-Request-Id collide, and the gather maps both to the later one's slot."""
+
 import re
 
 import numpy as np
@@ -31,10 +32,12 @@ class SlotTable(impl.SlotTable):
 
 def gather_batch_req_state(batch, table, decode_query_len):
     state = impl.gather_batch_req_state(batch, table, decode_query_len)
-    state.idx_mapping_np = np.array([table.slot_of_external[_external(r)]
-                                     for r in state.req_ids], dtype=np.intp)
+    state.idx_mapping_np = np.array(
+        [table.slot_of_external[_external(r)] for r in state.req_ids], dtype=np.intp
+    )
     return state
 
 
-prepare_inputs = with_patches(impl.prepare_inputs,
-                              (prepare, "gather_batch_req_state", gather_batch_req_state))
+prepare_inputs = with_patches(
+    impl.prepare_inputs, (prepare, "gather_batch_req_state", gather_batch_req_state)
+)

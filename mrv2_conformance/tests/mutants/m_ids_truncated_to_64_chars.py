@@ -1,5 +1,6 @@
 """The backend keys its own slot index by the first 64 characters of a request id (a
 fixed-size C string): ids that share their first 64 characters collide."""
+
 import numpy as np
 from mrv2_conformance.impl import *  # noqa: F403
 from mrv2_conformance.impl import prepare
@@ -23,10 +24,12 @@ class SlotTable(impl.SlotTable):
 
 def gather_batch_req_state(batch, table, decode_query_len):
     state = impl.gather_batch_req_state(batch, table, decode_query_len)
-    state.idx_mapping_np = np.array([table.slot_of_key[r[:64]] for r in state.req_ids],
-                                    dtype=np.intp)
+    state.idx_mapping_np = np.array(
+        [table.slot_of_key[r[:64]] for r in state.req_ids], dtype=np.intp
+    )
     return state
 
 
-prepare_inputs = with_patches(impl.prepare_inputs,
-                              (prepare, "gather_batch_req_state", gather_batch_req_state))
+prepare_inputs = with_patches(
+    impl.prepare_inputs, (prepare, "gather_batch_req_state", gather_batch_req_state)
+)

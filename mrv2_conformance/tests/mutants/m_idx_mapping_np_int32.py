@@ -1,4 +1,5 @@
 """idx_mapping_np is int32 (the pre-#51210 dtype), so every use converts it."""
+
 import numpy as np
 from mrv2_conformance.impl import *  # noqa: F403
 from mrv2_conformance.impl import prepare
@@ -16,5 +17,6 @@ def _int32_gather(*args):
 
 
 gather_batch_req_state = _int32_gather
-prepare_inputs = with_patches(impl.prepare_inputs,
-                              (prepare, "gather_batch_req_state", _int32_gather))
+prepare_inputs = with_patches(
+    impl.prepare_inputs, (prepare, "gather_batch_req_state", _int32_gather)
+)

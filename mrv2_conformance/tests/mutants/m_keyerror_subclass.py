@@ -1,5 +1,6 @@
 """A missing id raises a KeyError subclass whose str() is a sentence, not the id
 (callers that format KeyError as the missing key print the wrong thing)."""
+
 from mrv2_conformance.impl import *  # noqa: F403
 from mrv2_conformance.impl import gather, prepare
 from mrv2_conformance.tests.mutants._patch import with_patches
@@ -23,7 +24,9 @@ def _build_idx_mapping(req_id_to_index, req_ids):
         raise RequestNotScheduled(*exc.args) from None
 
 
-gather_batch_req_state = with_patches(impl.gather_batch_req_state,
-                                      (gather, "build_idx_mapping", _build_idx_mapping))
-prepare_inputs = with_patches(impl.prepare_inputs,
-                              (prepare, "gather_batch_req_state", gather_batch_req_state))
+gather_batch_req_state = with_patches(
+    impl.gather_batch_req_state, (gather, "build_idx_mapping", _build_idx_mapping)
+)
+prepare_inputs = with_patches(
+    impl.prepare_inputs, (prepare, "gather_batch_req_state", gather_batch_req_state)
+)

@@ -1,4 +1,5 @@
 """The KeyError carries a sentence, not the bare request id (args != (req_id,))."""
+
 from mrv2_conformance.impl import *  # noqa: F403
 from mrv2_conformance.impl import prepare
 from mrv2_conformance.tests.mutants._patch import with_patches
@@ -15,5 +16,6 @@ def gather_batch_req_state(batch, table, decode_query_len):
         raise KeyError(f"request {exc.args[0]} is not in the slot table") from None
 
 
-prepare_inputs = with_patches(impl.prepare_inputs,
-                              (prepare, "gather_batch_req_state", gather_batch_req_state))
+prepare_inputs = with_patches(
+    impl.prepare_inputs, (prepare, "gather_batch_req_state", gather_batch_req_state)
+)

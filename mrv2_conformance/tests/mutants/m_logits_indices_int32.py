@@ -1,4 +1,5 @@
 """A real batch's logits_indices is int32 instead of int64."""
+
 import torch
 from mrv2_conformance.impl import *  # noqa: F403
 

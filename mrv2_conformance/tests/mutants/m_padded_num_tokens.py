@@ -1,6 +1,7 @@
 """prepare_inputs reports num_tokens_after_padding rounded up to a multiple of 8, as
 if a CUDA-graph size were applied on the eager path. No single CONTRACT rule reads this
 field of a real batch; only the comparison with the reference does."""
+
 from mrv2_conformance.impl import *  # noqa: F403
 
 from mrv2_conformance import impl

@@ -1,6 +1,7 @@
 """A target that reuses the reference and patches it in place at import: its
 prepare_inputs pads num_tokens_after_padding to a multiple of 8, and so does
 impl.prepare_inputs, which the differential family used to compare against."""
+
 from mrv2_conformance.impl import prepare
 
 from mrv2_conformance import impl

@@ -1,4 +1,5 @@
 """PCP sends each decode to rank 0 only instead of replicating it to every rank."""
+
 from mrv2_conformance.impl import *  # noqa: F403
 from mrv2_conformance.tests.mutants._pcp import make_rank_segments, patched_pcp
 

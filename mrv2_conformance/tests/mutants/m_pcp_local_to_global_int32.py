@@ -1,4 +1,5 @@
 """PCP local_to_global_batch_req_idx_np is int32 (the pre-#51210 dtype)."""
+
 import numpy as np
 from mrv2_conformance.impl import *  # noqa: F403
 

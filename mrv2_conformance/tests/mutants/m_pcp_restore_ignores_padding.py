@@ -1,5 +1,6 @@
 """hidden_restore_idx offsets each rank by the unpadded token counts of the ranks
 before it, as if the all-gather were not padded to num_tokens_after_padding."""
+
 import numpy as np
 from mrv2_conformance.impl import *  # noqa: F403
 

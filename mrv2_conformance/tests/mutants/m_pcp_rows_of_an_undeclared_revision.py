@@ -1,6 +1,7 @@
 """PCP rows in revision "0.30"'s order (decodes first) while the target claims the
 default revision "#51210": a later revision's behaviour is not conformance to the one
 declared."""
+
 import functools
 
 from mrv2_conformance.impl import *  # noqa: F403

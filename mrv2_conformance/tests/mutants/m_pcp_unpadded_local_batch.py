@@ -1,5 +1,6 @@
 """Each PCP rank reports its own token count as num_tokens_after_padding instead of
 the maximum over ranks."""
+
 from mrv2_conformance.impl import *  # noqa: F403
 
 from mrv2_conformance import impl

@@ -1,4 +1,5 @@
 """PCP capacity errors do not say how much was needed and how much there is."""
+
 from mrv2_conformance.impl import *  # noqa: F403
 
 from mrv2_conformance import impl

@@ -1,5 +1,6 @@
 """partition_batch wraps an out-of-range rank modulo the world size instead of
 rejecting it, and treats a world size below 1 as 1."""
+
 from mrv2_conformance.impl import *  # noqa: F403
 
 from mrv2_conformance import impl

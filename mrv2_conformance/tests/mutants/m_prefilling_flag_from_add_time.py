@@ -3,6 +3,7 @@ step), set when a request is added and never cleared when a step's update comple
 its prefill: a prompt prefilled over several steps still counts as prefilling when it
 decodes, so the batch order (prefills after decodes), has_prefill and is_prefilling_np
 are wrong from its first decode on."""
+
 import numpy as np
 from mrv2_conformance.impl import *  # noqa: F403
 from mrv2_conformance.impl import prepare

@@ -1,6 +1,7 @@
 """prepare_inputs puts the step's num_scheduled_tokens into batch order in place (an
 "optimisation": later lookups walk the dict in order): the engine's step changes
 under it."""
+
 from mrv2_conformance.impl import *  # noqa: F403
 
 from mrv2_conformance import impl

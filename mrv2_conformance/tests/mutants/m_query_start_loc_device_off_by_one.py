@@ -1,5 +1,6 @@
 """The device query_start_loc is one more than its host twin (real, dummy and PCP
 batches alike)."""
+
 import numpy as np
 from mrv2_conformance.impl import *  # noqa: F403
 from mrv2_conformance.impl import dummy, pcp, prepare

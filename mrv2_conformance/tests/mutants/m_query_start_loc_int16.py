@@ -1,5 +1,6 @@
 """query_start_loc is summed in int16 before it is stored as int32: right for steps of
 up to 32,767 tokens, wrong for vLLM's larger budgets (16,384 fits, 32,768 does not)."""
+
 import numpy as np
 from mrv2_conformance.impl import *  # noqa: F403
 from mrv2_conformance.impl import dummy, pcp, prepare

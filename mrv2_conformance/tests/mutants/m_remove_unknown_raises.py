@@ -1,4 +1,5 @@
 """remove_request of an unknown id raises KeyError instead of returning None."""
+
 from mrv2_conformance.impl import *  # noqa: F403
 
 from mrv2_conformance import impl

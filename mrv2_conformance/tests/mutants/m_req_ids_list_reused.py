@@ -1,6 +1,7 @@
 """prepare_inputs keeps one req_ids list per set of input buffers and refills it every
 step (saving an allocation): a batch the runner still holds, from an earlier step,
 shows the request ids of the latest one."""
+
 from mrv2_conformance.impl import *  # noqa: F403
 
 from mrv2_conformance import impl

@@ -1,6 +1,7 @@
 """A backend's extra host buffer: InputBuffers gains a numpy seq_lens_cpu, and
 prepare_inputs fills it row by row while it looks the ids up, so a missing id leaves
 the rows before it written (as a real out-of-tree port does)."""
+
 import numpy as np
 from mrv2_conformance.impl import *  # noqa: F403
 

@@ -2,6 +2,7 @@
 num_computed_tokens_cpu), written when a request is added and never when a step gives
 a running request its new count: seq_lens and num_computed_tokens_np are right for a
 request's first step only."""
+
 import numpy as np
 from mrv2_conformance.impl import *  # noqa: F403
 from mrv2_conformance.impl import prepare

@@ -1,5 +1,6 @@
 """seq_lens is computed in float32 (context plus query, as an attention kernel's
 metadata might): exact up to 2**24 tokens, off by one past it."""
+
 import numpy as np
 from mrv2_conformance.impl import *  # noqa: F403
 from mrv2_conformance.impl import prepare

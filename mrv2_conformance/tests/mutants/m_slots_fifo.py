@@ -1,4 +1,5 @@
 """The free list is FIFO: freed slots go to the back, so slots are not reused LIFO."""
+
 from mrv2_conformance.impl import *  # noqa: F403
 
 from mrv2_conformance import impl

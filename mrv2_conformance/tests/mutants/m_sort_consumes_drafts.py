@@ -1,4 +1,5 @@
 """sort_batch_req_ids pops the draft entries it has looked at (mutates its argument)."""
+
 from mrv2_conformance.impl import *  # noqa: F403
 
 from mrv2_conformance import impl

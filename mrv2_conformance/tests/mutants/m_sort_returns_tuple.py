@@ -1,4 +1,5 @@
 """sort_batch_req_ids returns a tuple of ids instead of a list."""
+
 from mrv2_conformance.impl import *  # noqa: F403
 
 from mrv2_conformance import impl

@@ -1,5 +1,6 @@
 """update_states re-adds a live request (vLLM's streaming-input update) on a new slot
 without freeing its old one: the old slot leaks, and the request moves."""
+
 from mrv2_conformance.impl import *  # noqa: F403
 from mrv2_conformance.impl import steps
 
@@ -39,6 +40,6 @@ def update_states(step, slot_table):
     for req_id, computed in step.scheduled_cached_reqs.items():
         slot = slot_table.req_id_to_index[req_id]
         slot_table.num_computed_tokens[slot] = computed
-        slot_table.num_computed_prefill_tokens[slot] = min(computed,
-                                                           int(slot_table.prefill_len[slot]))
-
+        slot_table.num_computed_prefill_tokens[slot] = min(
+            computed, int(slot_table.prefill_len[slot])
+        )

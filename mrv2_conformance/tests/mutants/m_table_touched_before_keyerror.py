@@ -1,5 +1,6 @@
 """gather_batch_req_state advances num_computed_tokens of each known id while it
 walks the batch, so a KeyError midway leaves the slot table changed."""
+
 from mrv2_conformance.impl import *  # noqa: F403
 from mrv2_conformance.impl import prepare
 from mrv2_conformance.tests.mutants._patch import with_patches
@@ -20,5 +21,6 @@ def gather_batch_req_state(batch, table, decode_query_len):
     return impl.gather_batch_req_state(batch, table, decode_query_len)
 
 
-prepare_inputs = with_patches(impl.prepare_inputs,
-                              (prepare, "gather_batch_req_state", gather_batch_req_state))
+prepare_inputs = with_patches(
+    impl.prepare_inputs, (prepare, "gather_batch_req_state", gather_batch_req_state)
+)

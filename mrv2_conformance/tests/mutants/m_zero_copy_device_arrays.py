@@ -1,6 +1,7 @@
 """On the host, the input batch's "device" arrays are torch.from_numpy of their host
 twins (a zero-copy host-to-device step), in real, dummy and PCP batches: idx_mapping
 shares memory with idx_mapping_np. async_copy_to_gpu itself still copies."""
+
 import numpy as np
 import torch
 from mrv2_conformance.impl import *  # noqa: F403

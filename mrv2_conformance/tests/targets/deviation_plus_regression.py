@@ -1,6 +1,7 @@
 """A target with upstream's documented deviation (the dummy's logits_indices is int32)
 and, in the same property, a regression nobody documented (the dummy's cu_num_logits
 is int64): an xfails entry for the first must not absorb the second."""
+
 import torch
 from mrv2_conformance.impl import *  # noqa: F403
 

@@ -1,5 +1,6 @@
 """The reference claiming contract revision "0.30" (decodes first on a PCP rank) and
 implementing it: every property passes against it."""
+
 import functools
 
 from mrv2_conformance.impl import *  # noqa: F403

@@ -1,6 +1,7 @@
 """The reference, except that its prepare_inputs consults the Ascend stand-in (as a
 port's code would call torch_npu) and swallows what that raises: the call must still
 fail, naming the stand-in."""
+
 import contextlib
 import functools
 
