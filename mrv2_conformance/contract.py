@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 # --- the interface ----------------------------------------------------------------------
 
-# The names the suite calls on a target (README: "Testing your implementation").
+# The names the suite calls on a target (README, "Testing your implementation").
 INTERFACE: tuple[str, ...] = (
     "SlotTable",
     "sort_batch_req_ids",
@@ -99,7 +99,7 @@ FAMILIES: dict[str, str] = {
 class Revision:
     name: str
     releases: str  # the vLLM releases that implement it
-    pcp_row_order: str  # what the revision says, in the README's words
+    pcp_row_order: str  # what the revision says, in the docs' words
 
 
 REVISIONS: dict[str, Revision] = {

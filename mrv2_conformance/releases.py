@@ -1,4 +1,4 @@
-"""The README's revision and release tables, from conformance reports.
+"""The release tables of docs/results/ (docs/vllm.md), from conformance reports.
 
     python -m mrv2_conformance.releases reports/vllm-0*.json
     python -m mrv2_conformance.releases --without-revisions reports/vllm-ascend-*.json

@@ -1,5 +1,5 @@
 """Target ``mrv2_conformance.adapters.vllm``: the installed vLLM's MRV2 input path
-(README, "vLLM as a target"). Run it in its own process (``tox -e vllm-<release>``,
+(docs/vllm.md). Run it in its own process (``tox -e vllm-<release>``,
 ``tox -m vllm``): importing vLLM changes process-wide state. It claims the contract
 revision its ``PCPManager`` implements (``adapters/_vllm/pcp.contract_revision``).
 
@@ -18,8 +18,7 @@ from mrv2_conformance.contract import TargetUnavailable
 # missing is a real import error, reported as such.)
 if importlib.util.find_spec("vllm") is None:
     raise TargetUnavailable(
-        "vLLM is not installed (run `tox -m vllm`, or `tox -e vllm-<release>`; README, "
-        "'vLLM as a target')"
+        "vLLM is not installed (run `tox -m vllm`, or `tox -e vllm-<release>`; docs/vllm.md)"
     )
 
 from mrv2_conformance.adapters._vllm import interface, upstream

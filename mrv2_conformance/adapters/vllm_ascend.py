@@ -1,5 +1,5 @@
 """Target ``mrv2_conformance.adapters.vllm_ascend``: vllm-ascend's ModelRunner V2 port
-(``vllm_ascend/worker/v2``) on the installed vLLM (README, "vllm-ascend as a target").
+(``vllm_ascend/worker/v2``) on the installed vLLM (docs/vllm-ascend.md).
 
 The plugin's own classes are driven through the vLLM adapter's core
 (``adapters/_vllm``): ``NPUModelRunner.prepare_inputs`` (its override),
@@ -35,7 +35,7 @@ _src = os.environ.get(SRC_ENV_VAR)
 if not _src:
     raise TargetUnavailable(
         f"{SRC_ENV_VAR} is not set: point it at a vllm-ascend checkout (the folder that "
-        f"holds vllm_ascend/; README, 'vllm-ascend as a target')"
+        f"holds vllm_ascend/; docs/vllm-ascend.md)"
     )
 if importlib.util.find_spec("vllm") is None:
     raise TargetUnavailable("vLLM is not installed (run `tox -e vllm-ascend-0.28.0`)")
