@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import functools
+from collections import Counter, defaultdict
 from typing import Any
 
 import pytest
@@ -79,3 +80,18 @@ def checked(records: list[dict[str, Any]]) -> str:
         + ", ".join(f"{f} {len(per[f])}" for f in FAMILIES if f in per)
         + ")"
     )
+
+
+def tested_anything(records: list[dict[str, Any]]) -> bool:
+    """Whether any property ran to a verdict (skips test nothing)."""
+    return any(r["outcome"] != "skipped" for r in records)
+
+
+def per_family(records: list[dict[str, Any]]) -> dict[str, Counter]:
+    """Outcome counts per family, in FAMILIES order; an unexpected pass counts as a
+    failure (the target no longer deviates as documented)."""
+    per: dict[str, Counter] = defaultdict(Counter)
+    for r in records:
+        outcome = "failed" if r["outcome"] == "xpassed" else r["outcome"]
+        per[r["family"]][outcome] += 1
+    return {f: per[f] for f in FAMILIES if f in per}

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import json
 import sys
-from collections import Counter, defaultdict
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from mrv2_conformance.contract import FAMILIES
-from mrv2_conformance.plugin.completeness import checked
+from mrv2_conformance.plugin.completeness import checked, per_family, tested_anything
 from mrv2_conformance.plugin.xfails import suite_nodeid
 
 # The user property that carries a failure's record from where it happened (a hook
@@ -115,21 +115,6 @@ def write(path: Path, records: list[dict[str, Any]], meta: dict[str, Any]) -> No
     results = [{**r, "target": meta["target"]} for r in records]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"meta": meta, "results": results}, indent=1) + "\n")
-
-
-def tested_anything(records: list[dict[str, Any]]) -> bool:
-    """Whether any property ran to a verdict (skips test nothing)."""
-    return any(r["outcome"] != "skipped" for r in records)
-
-
-def per_family(records: list[dict[str, Any]]) -> dict[str, Counter]:
-    """Outcome counts per family, in FAMILIES order; an unexpected pass counts as a
-    failure (the target no longer deviates as documented)."""
-    per: dict[str, Counter] = defaultdict(Counter)
-    for r in records:
-        outcome = "failed" if r["outcome"] == "xpassed" else r["outcome"]
-        per[r["family"]][outcome] += 1
-    return {f: per[f] for f in FAMILIES if f in per}
 
 
 class ReportFormatError(Exception):

@@ -185,7 +185,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     state = run(config)
     interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
-    if state.records and not interrupted and not conformance_report.tested_anything(state.records):
+    if state.records and not interrupted and not completeness.tested_anything(state.records):
         # Every selected property skipped: nothing was tested, which is not a pass.
         session.exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED
     state.partial = completeness.partial_reasons(config, session, state.records, interrupted)
@@ -216,7 +216,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             tr.write_line(line)
     if not state.records:
         return
-    tally = conformance_report.per_family(state.records)
+    tally = completeness.per_family(state.records)
     interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
     partial = state.partial
     tr.section(
@@ -236,7 +236,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             counts, interrupted=interrupted, partial=bool(partial)
         )
         tr.write_line(f"{family:<14}" + "".join(f"{counts[c]:>9}" for c in cols) + f"  {verdict}")
-    if not conformance_report.tested_anything(state.records):
+    if not completeness.tested_anything(state.records):
         tr.write_line(
             "nothing was tested: every selected property skipped (see -rs); the run fails", red=True
         )
