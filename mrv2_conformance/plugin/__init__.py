@@ -16,6 +16,7 @@ Its state lives on the config (``session``), and up-front checks of the command 
 from __future__ import annotations
 
 import random
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -128,6 +129,11 @@ def _start(config: pytest.Config) -> bool:
             from mrv2_conformance.plugin import profiles
 
             profiles.register()
+            # A target module in the directory the run starts from imports, however
+            # the suite is started (mrv2-conformance, pytest --pyargs, python -m pytest).
+            here = str(config.invocation_params.dir)
+            if here not in sys.path:
+                sys.path.insert(0, here)
     return active(config)
 
 

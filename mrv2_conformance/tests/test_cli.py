@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 from mrv2_conformance.cli import _names_tests, pytest_args
 
@@ -78,3 +79,17 @@ def test_the_command_runs_the_properties_from_another_directory(tmp_path):
         "mrv2_conformance.impl: PARTIAL RUN (selected by -m 'slot_table'), not a conformance "
         "result: checked 5 of "
     ), proc.stdout[-1000:]
+
+
+def test_pytest_pyargs_finds_a_target_in_the_directory_it_starts_from(tmp_path):
+    """As the command does: a project's own target module imports, also when the suite
+    runs by ``pytest --pyargs`` (whose console script puts no directory on the path)."""
+    (tmp_path / "my_local_target.py").write_text("from mrv2_conformance.impl import *\n")
+    pytest_script = Path(sys.executable).with_name("pytest")
+    proc = subprocess.run(
+        [str(pytest_script), "-p", "no:xdist", "-q", "--pyargs",
+         "mrv2_conformance.conformance.test_slot_table", "--target", "my_local_target"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
+    assert "conformance of my_local_target by contract family" in proc.stdout
