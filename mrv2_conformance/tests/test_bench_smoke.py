@@ -11,8 +11,14 @@ from mrv2_conformance.bench.suite import examples_per_second
 
 
 def test_quick_benchmark_runs_and_writes_json(tmp_path, capsys):
-    out = tmp_path / "bench.json"
-    assert main(["--quick", "--json", str(out)]) == 0
+    out, md = tmp_path / "bench.json", tmp_path / "bench.md"
+    assert main(["--quick", "--json", str(out), "--markdown", str(md)]) == 0
+    # The Markdown names its command and has a row per compared variant.
+    table = md.read_text()
+    assert f"python -m mrv2_conformance.bench.run --quick --markdown {md}" in table
+    assert table.count("| mapping build: ") == sum(
+        len(g.variants) - 1 for g in cases.GROUPS if g.name == "mapping build"
+    )
     result = json.loads(out.read_text())
     groups = {r["group"] for r in result["rows"]}
     assert groups == {g.name for g in cases.GROUPS}
@@ -71,3 +77,12 @@ def test_speed_baseline_imports_the_suite_of_that_revision():
             check=True,
         )
         assert proc.stdout.strip().startswith(str(base.root.resolve())), proc.stdout
+
+
+def test_speed_table_names_its_command():
+    from mrv2_conformance.bench.speed import markdown
+
+    rows = [{"run": "serial", "baseline_s": 2.0, "current_s": 1.0}]
+    table = markdown(rows, "abc123", 3, "--baseline abc123 --markdown docs/results/speed.md")
+    assert "`python -m mrv2_conformance.bench.speed --baseline abc123 --markdown" in table
+    assert "| serial | 2.00 s | 1.00 s | 2.00x |" in table
