@@ -55,13 +55,21 @@ class StepCase:
 
 
 _BOOL = st.booleans()
-_SHAPE = st.sampled_from(("within capacity",) * 6 + ("past capacity", "unknown cached id"))
+
+
+def _default_shape(draw: st.DrawFn) -> str:
+    """Half the steps within capacity, the rest one the table must refuse, each as its
+    own aligned choice: a sampled_from of the three reached the last one 0 times in 100
+    under Hypothesis 6.130 (its draws biased by the constants of the loaded modules)."""
+    if draw(_BOOL, label="step_within_capacity"):
+        return "within capacity"
+    return "past capacity" if draw(_BOOL, label="step_past_capacity") else "unknown cached id"
 
 
 @st.composite
 def step_cases(draw: st.DrawFn, shapes: tuple[str, ...] | None = None) -> StepCase:
     case = draw(batch_cases())
-    shape = draw(st.sampled_from(shapes) if shapes else _SHAPE, label="step_shape")
+    shape = draw(st.sampled_from(shapes), label="step_shape") if shapes else _default_shape(draw)
     hist, num = case.history, dict(case.num_scheduled_tokens)
     drafts = dict(case.draft_tokens)
     live = list(hist.live)

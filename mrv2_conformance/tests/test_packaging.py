@@ -105,4 +105,6 @@ def test_installing_leaves_the_environments_torch_as_it_is(wheel: Path, tmp_path
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     installs = [i["metadata"]["name"].lower() for i in json.loads(report.read_text())["install"]]
-    assert installs == ["mrv2-conformance"], installs
+    # The suite itself, or nothing where pip finds this version installed already (an
+    # editable install of the clone): never torch, and nothing fetched (--no-index).
+    assert set(installs) <= {"mrv2-conformance"}, installs
