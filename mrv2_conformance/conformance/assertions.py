@@ -155,6 +155,24 @@ def assert_values(call: str, field: str, actual: Any, expected: Any) -> None:
         )
 
 
+def assert_rank_rows(call: str, out: Any, segs: list[tuple[int, int, int]]) -> None:
+    """A PCP rank's rows are its F3 segments (global row, start position, tokens), in
+    order (conformance/oracle.py, ``pcp_rank_segments``)."""
+    assert_values(
+        call,
+        "local_to_global_batch_req_idx_np",
+        out.local_to_global_batch_req_idx_np,
+        [s[0] for s in segs],
+    )
+    assert_values(
+        call,
+        "num_computed_tokens_np (segment start positions)",
+        out.num_computed_tokens_np,
+        [s[1] for s in segs],
+    )
+    assert_values(call, "num_scheduled_tokens", out.num_scheduled_tokens, [s[2] for s in segs])
+
+
 def assert_equal(call: str, field: str, actual: Any, expected: Any) -> None:
     """Plain Python values (lists, ints, bools): equal, and of exactly the same type
     (a tuple is not a list; for lists, every element's type too)."""

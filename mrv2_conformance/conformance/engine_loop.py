@@ -36,6 +36,7 @@ from mrv2_conformance.conformance import oracle, state
 from mrv2_conformance.conformance.assertions import (
     ContractViolation,
     assert_equal,
+    assert_rank_rows,
     assert_values,
     every_failure,
     fail,
@@ -245,16 +246,7 @@ class EngineLoopBase(RuleBasedStateMachine):
         synchronize(self.context.device)
         got = outs[0]
         with self._checks():
-            if got.error is not None:
-                fail(f"{call}: raised {type(got.error).__name__}: {got.error}")
-            elif len(outs) == 2 and not assert_same_outcome(call, outs[1], got):
-                self._compare(
-                    call,
-                    outs[1].value,
-                    got.value,
-                    [f for f in BATCH_FIELDS if f != "req_ids"],
-                    slots=False,
-                )
+            self._agree(call, outs, [f for f in BATCH_FIELDS if f != "req_ids"], slots=False)
             for side, before in zip(self.sides, tables, strict=True):
                 change = difference(before, freeze(table_state(side.table)), "table")
                 if change:
@@ -293,10 +285,7 @@ class EngineLoopBase(RuleBasedStateMachine):
         synchronize(self.context.device)
         got = outs[0]
         with self._checks():
-            if got.error is not None:
-                fail(f"{PREPARE_CALL}: raised {type(got.error).__name__}: {got.error}")
-            elif len(outs) == 2 and not assert_same_outcome(PREPARE_CALL, outs[1], got):
-                self._compare(PREPARE_CALL, outs[1].value, got.value, BATCH_FIELDS)
+            self._agree(PREPARE_CALL, outs, BATCH_FIELDS)
             if got.error is None:
                 self._check_batch(step, got.value)
         self._hold(f"step {self.steps}'s batch", got.value, self.sides[0].buffers)
@@ -347,10 +336,7 @@ class EngineLoopBase(RuleBasedStateMachine):
             synchronize(self.context.device)
             got = outs[0]
             with self._checks():
-                if got.error is not None:
-                    fail(f"{call}: raised {type(got.error).__name__}: {got.error}")
-                elif len(outs) == 2 and not assert_same_outcome(call, outs[1], got):
-                    self._compare(call, outs[1].value, got.value, LOCAL_FIELDS)
+                self._agree(call, outs, LOCAL_FIELDS)
                 if got.error is None:
                     self._check_rank(call, globals_[0], got.value, world, rank)
             self._hold(
@@ -479,30 +465,21 @@ class EngineLoopBase(RuleBasedStateMachine):
     def _check_rank(self, call: str, global_batch: Any, out: Any, world: int, rank: int) -> None:
         """One rank's rows are F3's segments in the declared revision's order."""
         check_batch_layout(call, out, self.context.device)
-        segs = oracle.pcp_rank_segments(
-            np.asarray(global_batch.num_scheduled_tokens).tolist(),
-            np.asarray(global_batch.num_computed_tokens_np).tolist(),
-            np.asarray(global_batch.is_prefilling_np).tolist(),
-            world,
-            rank,
-            self.context.target.revision,
-        )
+        segs = oracle.rank_segments_of(global_batch, world, rank, self.context.target.revision)
         if not segs:
             assert_equal(call, "num_tokens (a placeholder rank)", out.num_tokens, 0)
             return
-        assert_values(
-            call,
-            "local_to_global_batch_req_idx_np",
-            out.local_to_global_batch_req_idx_np,
-            [s[0] for s in segs],
-        )
-        assert_values(
-            call,
-            "num_computed_tokens_np (segment start positions)",
-            out.num_computed_tokens_np,
-            [s[1] for s in segs],
-        )
-        assert_values(call, "num_scheduled_tokens", out.num_scheduled_tokens, [s[2] for s in segs])
+        assert_rank_rows(call, out, segs)
+
+    def _agree(self, call: str, outs: list[Any], names: list[str], slots: bool = True) -> None:
+        """A step that must succeed (inside ``_checks``): the target returned, and where
+        the reference ran beside it (``outs[1]``), the two agree in outcome and, field by
+        field, in value."""
+        got = outs[0]
+        if got.error is not None:
+            fail(f"{call}: raised {type(got.error).__name__}: {got.error}")
+        elif len(outs) == 2 and not assert_same_outcome(call, outs[1], got):
+            self._compare(call, outs[1].value, got.value, names, slots)
 
     def _compare(self, call: str, ref: Any, got: Any, names: list[str], slots: bool = True) -> None:
         """Field by field, the target against the reference; slots in the reference's

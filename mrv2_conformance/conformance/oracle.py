@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 
+from typing import Any
+
 import numpy as np
 
 
@@ -95,3 +97,17 @@ def pcp_rank_segments(
         else:
             segs.append((g, computed[g], q))
     return sorted(segs, key=lambda s: pcp_row_key(revision, prefilling[s[0]], s[0], s[1]))
+
+
+def rank_segments_of(
+    global_batch: Any, world_size: int, rank: int, revision: str
+) -> list[tuple[int, int, int]]:
+    """``pcp_rank_segments`` of a global input batch (its host arrays)."""
+    return pcp_rank_segments(
+        np.asarray(global_batch.num_scheduled_tokens).tolist(),
+        np.asarray(global_batch.num_computed_tokens_np).tolist(),
+        np.asarray(global_batch.is_prefilling_np).tolist(),
+        world_size,
+        rank,
+        revision,
+    )

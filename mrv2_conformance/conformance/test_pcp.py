@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from mrv2_conformance.conformance import oracle, state
 from mrv2_conformance.conformance.assertions import (
     assert_equal,
+    assert_rank_rows,
     assert_raises,
     assert_values,
     every_failure,
@@ -54,19 +55,6 @@ def flat_positions(global_batch, out) -> np.ndarray:
     return np.where(inside, flat, -1)
 
 
-def expected_segments(
-    global_batch, world_size: int, rank: int, revision: str
-) -> list[tuple[int, int, int]]:
-    return oracle.pcp_rank_segments(
-        global_batch.num_scheduled_tokens.tolist(),
-        global_batch.num_computed_tokens_np.tolist(),
-        global_batch.is_prefilling_np.tolist(),
-        world_size,
-        rank,
-        revision,
-    )
-
-
 @given(case=pcp_cases())
 @every_world_size
 def test_partition_layout_matches_head_tail_pairing(target, case, device):
@@ -75,21 +63,11 @@ def test_partition_layout_matches_head_tail_pairing(target, case, device):
     global_batch, outs = partition_all(target, case, device)
     for rank, out in enumerate(outs):
         call = partition_call(case, rank)
-        segs = expected_segments(global_batch, case.world_size, rank, target.revision)
+        segs = oracle.rank_segments_of(global_batch, case.world_size, rank, target.revision)
         if not segs:
             continue  # placeholder: its own property
-        g = [s[0] for s in segs]
-        assert_values(
-            call, "local_to_global_batch_req_idx_np", out.local_to_global_batch_req_idx_np, g
-        )
-        assert_values(
-            call,
-            "num_computed_tokens_np (segment start positions)",
-            out.num_computed_tokens_np,
-            [s[1] for s in segs],
-        )
-        assert_values(call, "num_scheduled_tokens", out.num_scheduled_tokens, [s[2] for s in segs])
-        assert_equal(call, "req_ids", out.req_ids, [global_batch.req_ids[i] for i in g])
+        assert_rank_rows(call, out, segs)
+        assert_equal(call, "req_ids", out.req_ids, [global_batch.req_ids[s[0]] for s in segs])
 
 
 _ROW_ORDER = {
