@@ -57,7 +57,7 @@ from mrv2_conformance.conformance.fields import (
     field,
 )
 from mrv2_conformance.conformance.frozen import difference, freeze
-from mrv2_conformance.plugin.reproduce import TargetTimeout, is_timeout
+from mrv2_conformance.plugin.timeouts import TargetTimeout, is_timeout
 from mrv2_conformance.conformance.target import Target
 from mrv2_conformance.strategies.engine import (
     DUMMY_BEFORE_STEP,

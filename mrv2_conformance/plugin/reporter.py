@@ -14,8 +14,7 @@ from typing import Any, cast
 
 import pytest
 from mrv2_conformance import suite_root
-from mrv2_conformance.plugin import completeness, deviations, reproduce
-from mrv2_conformance.plugin import report
+from mrv2_conformance.plugin import completeness, deviations, reproduce, timeouts
 from mrv2_conformance.plugin import report as conformance_report
 from mrv2_conformance.plugin.profiles import current_profile_name
 from mrv2_conformance.plugin.session import is_xdist_controller, run
@@ -38,9 +37,11 @@ def pytest_runtest_makereport(
     if rep.failed and call.excinfo is not None and is_property(item):
         exc, name = call.excinfo.value, run(item.config).target_name
         reproduce.on_report(rep, item, exc, name)
-        rep.user_properties.append((report.FAILURE, reproduce.failure_record(item, exc, name)))
-        if isinstance(exc, reproduce.TargetTimeout) or reproduce.is_timeout(exc):
-            rep.longrepr = reproduce.timeout_text(exc, name)
+        rep.user_properties.append(
+            (conformance_report.FAILURE, reproduce.failure_record(item, exc, name))
+        )
+        if timeouts.is_hang(exc):
+            rep.longrepr = timeouts.timeout_text(exc, name)
     if rep.when != "call":
         return rep
     loaded = run(item.config).target

@@ -11,7 +11,7 @@ from collections.abc import Generator
 import pytest
 from mrv2_conformance.conformance.target import Target
 from mrv2_conformance.contract import FAMILIES
-from mrv2_conformance.plugin import reproduce
+from mrv2_conformance.plugin import reproduce, timeouts
 from mrv2_conformance.plugin.session import ITEM_XFAILS_KEY, in_suite, run
 from mrv2_conformance.plugin.target import TargetImportError, load_target
 from mrv2_conformance.plugin.xfails import Entry
@@ -116,7 +116,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if timeout and is_property(item) and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(timeout, method="signal"))
-            reproduce.guard_timeouts(item, run(config).target_name, timeout)
+            timeouts.guard_timeouts(item, run(config).target_name, timeout)
 
 
 @pytest.hookimpl(wrapper=True)
