@@ -151,9 +151,8 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write(usage())
         return 0
     os.environ[CLI_ARGS_ENV_VAR] = json.dumps(args)
-    # As `python -m` does: a target module in the current directory imports.
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
+    # A target module in the current directory imports: the plugin puts the directory
+    # a run starts from on the path (plugin/__init__.py, _start).
     return int(pytest.main(pytest_args(args)))
 
 

@@ -93,3 +93,14 @@ def test_pytest_pyargs_finds_a_target_in_the_directory_it_starts_from(tmp_path):
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
     assert "conformance of my_local_target by contract family" in proc.stdout
+
+
+def test_the_command_finds_a_target_in_the_directory_it_starts_from(tmp_path):
+    (tmp_path / "my_cli_target.py").write_text("from mrv2_conformance.impl import *\n")
+    command = Path(sys.executable).with_name("mrv2-conformance")
+    proc = subprocess.run(
+        [str(command), "-p", "no:xdist", "-q", "-m", "slot_table", "--target", "my_cli_target"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
+    assert "conformance of my_cli_target by contract family" in proc.stdout
