@@ -89,6 +89,39 @@ FAMILIES: dict[str, str] = {
 }
 
 
+# --- capabilities a partial port may declare it lacks (CONTRACT, "Partial ports") ------
+# A target's ``LACKS = {capability: why}``: the properties that need one are reported
+# "not applicable (declared by the target)", the strategies stop generating it, and the
+# verdict names the clauses that were not checked.
+
+CAPABILITIES: dict[str, str] = {
+    "pcp": "F3, the prefill-context-parallel partition: build_pcp_layout, partition_batch",
+    "drafts": "F1.1's drafts-first group and F1.3's expanded mapping, for speculative drafts",
+    "max_query_len": "F2's bound on a dummy batch: make_dummy's max_query_len",
+}
+NOT_APPLICABLE = "not applicable (declared by the target)"
+
+
+def check_capabilities(lacks: object, who: str) -> dict[str, str]:
+    """``lacks`` as declared, or ValueError naming what is wrong with it."""
+    if not isinstance(lacks, dict):
+        raise ValueError(f"{who}: LACKS must be a dict {{capability: why}}, got {lacks!r}")
+    for cap, why in lacks.items():
+        if cap not in CAPABILITIES:
+            raise ValueError(
+                f"{who}: LACKS names {cap!r}, which is no capability the suite knows "
+                f"(known: {', '.join(CAPABILITIES)})"
+            )
+        if not isinstance(why, str) or not why.strip():
+            raise ValueError(f"{who}: LACKS[{cap!r}] must say why, got {why!r}")
+    return dict(lacks)
+
+
+def not_applicable(cap: str, why: str) -> str:
+    """The skip reason of a property that needs a capability the target lacks."""
+    return f"{NOT_APPLICABLE}: lacks {cap} ({CAPABILITIES[cap]}): {why}"
+
+
 # --- the revisions (CONTRACT, "Revisions") ------------------------------------------------
 # What a target may claim in CONTRACT_REVISION (absent: DEFAULT). Upstream changed the
 # contract after #51210 in one place only: the order of the rows on a PCP rank.

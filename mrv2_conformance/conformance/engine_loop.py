@@ -59,6 +59,7 @@ from mrv2_conformance.conformance.fields import (
 from mrv2_conformance.conformance.frozen import difference, freeze
 from mrv2_conformance.plugin.timeouts import TargetTimeout, is_timeout
 from mrv2_conformance.conformance.target import Target
+from mrv2_conformance.strategies.limits import allows
 from mrv2_conformance.strategies.engine import (
     DUMMY_BEFORE_STEP,
     DUMMY_BYTES,
@@ -234,7 +235,7 @@ class EngineLoopBase(RuleBasedStateMachine):
         num_reqs = 1 + (a << 8 | b) % min(d.max_num_reqs, d.max_num_tokens)
         num_tokens = num_reqs + (b << 8 | c) % (d.max_num_tokens - num_reqs + 1)
         longest = -(-num_tokens // num_reqs)
-        max_query_len = None if c % 2 else longest + c % 3
+        max_query_len = None if c % 2 or not allows("max_query_len") else longest + c % 3
         call = f"make_dummy({num_reqs}, {num_tokens}, buffers, max_query_len={max_query_len})"
         self.steps += 1
         note(f"step {self.steps}: {call}")

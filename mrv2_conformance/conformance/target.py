@@ -9,7 +9,15 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from mrv2_conformance.contract import DEFAULT_REVISION, INTERFACE
+from mrv2_conformance.contract import (
+    DEFAULT_REVISION,
+    INTERFACE,
+    check_capabilities,
+    not_applicable,
+)
+
+# The interface names only a capability uses (a target that lacks it need not define them).
+NEEDS: dict[str, str] = {"build_pcp_layout": "pcp", "partition_batch": "pcp"}
 
 
 class Target:
@@ -38,7 +46,19 @@ class Target:
         strategies/limits.py), or None: the contract's int32."""
         return getattr(self.module, "MAX_MODEL_LEN", None)
 
+    @property
+    def lacks(self) -> dict[str, str]:
+        """The capabilities the target declares it does not implement (``LACKS``,
+        contract.CAPABILITIES), checked at load."""
+        return check_capabilities(getattr(self.module, "LACKS", {}), f"target {self.name}")
+
+    def allows(self, capability: str) -> bool:
+        return capability not in self.lacks
+
     def __getattr__(self, attr: str) -> Any:
+        cap = NEEDS.get(attr)
+        if cap is not None and cap in self.lacks:
+            pytest.skip(not_applicable(cap, self.lacks[cap]))
         try:
             value = getattr(self.module, attr)
         except AttributeError:
@@ -50,14 +70,31 @@ class Target:
             if reason:
                 pytest.skip(f"target {self.name} does not support {attr}: {reason}")
             pytest.fail(f"target {self.name} does not define {attr}", pytrace=False)
-        from mrv2_conformance.conformance import effects  # torch: not at plugin import
+        from mrv2_conformance.conformance import deadline, effects  # torch: not at plugin import
 
+        wrapped = value
+        if attr == "make_dummy" and "max_query_len" in self.lacks:
+            wrapped = _without_max_query_len(wrapped)
         if attr in effects.CLAUSES and self.check_effects:
             # Every call the suite makes checks what the function may change
-            # (conformance/effects.py); kept, so the wrapper is built once.
-            value = effects.checked(attr, value)
-            self.__dict__[attr] = value
-        return value
+            # (conformance/effects.py).
+            wrapped = effects.checked(attr, wrapped)
+        if self.check_effects and callable(wrapped) and not isinstance(wrapped, type):
+            # A function (not a class) of the target under test, not the reference.
+            wrapped = deadline.guarded(self.name, attr, wrapped)
+        if wrapped is not value:
+            self.__dict__[attr] = wrapped  # kept, so each wrapper is built once
+        return wrapped
 
     def __repr__(self) -> str:
         return f"Target({self.name!r})"
+
+
+def _without_max_query_len(make_dummy: Any) -> Any:
+    """A target that lacks max_query_len gets None for it: only bounds that the even
+    split already meets reach it (strategies draw None there), so nothing is lost."""
+
+    def call(num_reqs: int, num_tokens: int, input_buffers: Any, max_query_len: Any = None) -> Any:
+        return make_dummy(num_reqs, num_tokens, input_buffers)
+
+    return call

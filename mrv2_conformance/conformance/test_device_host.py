@@ -115,6 +115,7 @@ def test_make_dummy_device_twins(target, device, sizes):
     check_twins(call, target.make_dummy(num_reqs, num_tokens, buffers), device, buffers)
 
 
+@pytest.mark.needs("pcp")
 @given(case=pcp_cases())
 @every_world_size
 def test_partition_batch_device_twins(target, case, device):

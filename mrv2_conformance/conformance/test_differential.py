@@ -169,6 +169,7 @@ def test_async_copy_matches_reference(target, reference, x, device):
         assert_same_field(call, "result", ref.value, got.value)
 
 
+@pytest.mark.needs("pcp")
 @given(case=pcp_cases())
 @every_world_size
 def test_partition_matches_reference(target, reference, case, device):

@@ -75,6 +75,7 @@ def test_make_dummy_dtypes(target, device, sizes):
         check_no_conversion_on_use(call, out)
 
 
+@pytest.mark.needs("pcp")
 @given(case=pcp_cases())
 @every_world_size
 def test_partition_batch_dtypes(target, case, device):

@@ -101,6 +101,7 @@ def test_make_dummy_rejects_bad_sizes(target, sizes):
     )
 
 
+@pytest.mark.needs("max_query_len")
 @given(num_reqs=st.integers(1, 8), extra=st.integers(1, 40), data=st.data())
 def test_make_dummy_rejects_a_query_over_max_query_len(target, num_reqs, extra, data):
     """No dummy request may exceed max_query_len: an even split that would is refused."""

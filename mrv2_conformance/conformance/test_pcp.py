@@ -28,7 +28,7 @@ from mrv2_conformance.strategies import (
 )
 from mrv2_conformance.strategies.pcp import WORLD_SIZES
 
-pytestmark = pytest.mark.pcp
+pytestmark = [pytest.mark.pcp, pytest.mark.needs("pcp")]
 
 
 def local_tokens(global_batch, out) -> tuple[np.ndarray, np.ndarray]:

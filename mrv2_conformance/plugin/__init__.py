@@ -8,7 +8,8 @@ hook module, no import of torch, Hypothesis or the suite.
 
 A run of the suite registers its parts as plugins, each one job:
 ``targets`` (the target, devices, timeouts, the tamper check), ``deviations`` (xfails
-files applied), ``reporter`` (header, summary, JSON report, reproduction commands).
+files applied), ``header`` (the header and the report's meta), ``reporter`` (summary,
+JSON report, reproduction commands).
 Its state lives on the config (``session``), and up-front checks of the command line
 (``startup``, ``workers``, ``profiles``) end a bad run in one line before any test.
 """
@@ -32,7 +33,10 @@ from mrv2_conformance.plugin.session import (
 )
 from mrv2_conformance.plugin.target import DEFAULT_TARGET, TARGET_ENV_VAR
 
-DEFAULT_TARGET_TIMEOUT_S = 600.0
+# Per target call. The slowest call of a real target seen so far: 3.1 s (vLLM's own
+# Triton kernels in Triton's interpreter; docs/usage.md, "Hangs"), so a call that takes
+# 20 times that has hung.
+DEFAULT_TARGET_TIMEOUT_S = 60.0
 DEVICE_ENV_VAR = "MRV2_CONFORMANCE_DEVICE"  # also read by plugin/targets.py
 
 
@@ -101,9 +105,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=DEFAULT_TARGET_TIMEOUT_S,
         type=float,
         metavar="SECONDS",
-        help="fail a property whose target call does not return within this "
-        f"many seconds, and go on (pytest-timeout; default "
-        f"{DEFAULT_TARGET_TIMEOUT_S:g}; 0 disables)",
+        help="fail a property whose target call does not return within this many "
+        "seconds, and go on; later calls of that function fail at once "
+        f"(default {DEFAULT_TARGET_TIMEOUT_S:g}; 0 disables)",
     )
 
 
@@ -183,13 +187,18 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "gpu: runs on an accelerator device")
     config.addinivalue_line(
         "markers",
+        "needs(capability): a property that a target declaring it lacks the capability "
+        "(LACKS, contract.CAPABILITIES) reports as not applicable",
+    )
+    config.addinivalue_line(
+        "markers",
         "negative_controls: runs the suite against every "
         "mutant (minutes); deselect with -m 'not negative_controls'",
     )
     if not _start(config):  # an xdist worker starts here: the controller checked
         return
     from hypothesis import settings
-    from mrv2_conformance.plugin import deviations, profiles, reporter, startup, targets
+    from mrv2_conformance.plugin import deviations, header, profiles, reporter, startup, targets
     from mrv2_conformance.plugin.target import target_name
 
     if not config.getoption("hypothesis_profile", None):
@@ -198,6 +207,7 @@ def pytest_configure(config: pytest.Config) -> None:
     state.target_name = target_name(config.getoption("--target"))
     pm = config.pluginmanager
     pm.register(targets, "mrv2-targets")
+    pm.register(header, "mrv2-header")
     pm.register(reporter, "mrv2-reporter")
     pm.register(reporter.Records(config), "mrv2-records")
     if is_xdist_controller(config):

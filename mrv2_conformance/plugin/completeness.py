@@ -94,4 +94,6 @@ def per_family(records: list[dict[str, Any]]) -> dict[str, Counter]:
     for r in records:
         outcome = "failed" if r["outcome"] == "xpassed" else r["outcome"]
         per[r["family"]][outcome] += 1
+        if r.get("not_applicable"):
+            per[r["family"]]["not_applicable"] += 1
     return {f: per[f] for f in FAMILIES if f in per}

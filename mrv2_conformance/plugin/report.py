@@ -13,67 +13,17 @@ from __future__ import annotations
 
 import json
 import sys
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from mrv2_conformance.contract import FAMILIES
-from mrv2_conformance.plugin.completeness import checked, per_family, tested_anything
+from mrv2_conformance.contract import FAMILIES, NOT_APPLICABLE
+from mrv2_conformance.plugin.completeness import per_family, tested_anything
+from mrv2_conformance.plugin.verdict import overall, verdict_of
 from mrv2_conformance.plugin.xfails import suite_nodeid
 
 # The user property that carries a failure's record from where it happened (a hook
 # that has the exception: plugin/reporter.py) to the report, also from xdist workers.
 FAILURE = "mrv2_failure"
-
-
-def verdict_of(counts: dict[str, int], interrupted: bool = False, partial: bool = False) -> str:
-    """A family conforms only if it has passes and no failure *and no known
-    deviation*: an xfail is a documented non-conformance, not a pass. An interrupted
-    or partial run never says a family conforms."""
-    if counts.get("failed"):
-        return "NON-CONFORMING"
-    if interrupted:
-        return "incomplete (interrupted)"
-    if partial:
-        return (
-            "partial run: not checked whole"
-            if counts.get("passed") or counts.get("xfailed")
-            else "not checked"
-        )
-    if counts.get("xfailed"):
-        return "known deviations"
-    return "conforms" if counts.get("passed") else "not checked"
-
-
-def overall(
-    target: str,
-    records: list[dict[str, Any]],
-    interrupted: bool = False,
-    partial: list[str] | tuple[str, ...] = (),
-) -> str:
-    """One line: whether the target conforms to the contract revision it claims. A
-    failure is a non-conformance in any run; only a full run can conform."""
-    claimed = sorted({r["revision"] for r in records if r.get("revision")})
-    revision = " / ".join(map(repr, claimed)) or "(unknown)"
-    tally = Counter(r["outcome"] for r in records)
-    failed = tally["failed"] + tally["xpassed"]
-    if failed:
-        return f"{target} does NOT conform to contract revision {revision}: {failed} failed" + (
-            f" (partial run: {'; '.join(partial)})" if partial else ""
-        )
-    if interrupted:
-        return f"{target}: incomplete (interrupted) against contract revision {revision}"
-    if partial:
-        return (
-            f"{target}: PARTIAL RUN ({'; '.join(partial)}), not a conformance result: "
-            f"checked {checked(records)} against contract revision {revision}"
-        )
-    if tally["xfailed"]:  # documented is not conforming
-        return (
-            f"{target} does not conform to contract revision {revision}: "
-            f"{tally['xfailed']} known deviations (xfails), no other failure"
-        )
-    return f"{target} conforms to contract revision {revision}"
 
 
 def record(report: Any) -> dict[str, Any] | None:
@@ -103,11 +53,15 @@ def record(report: Any) -> dict[str, Any] | None:
         )
     elif report.skipped and isinstance(report.longrepr, tuple):
         rec["reason"] = str(report.longrepr[2])
+        if NOT_APPLICABLE in rec["reason"]:  # contract.not_applicable's text
+            rec["not_applicable"] = rec["reason"].partition(": lacks ")[2].partition(" (")[0]
     if hasattr(report, "wasxfail"):
         rec["reason"] = report.wasxfail
     for key, value in report.user_properties:
         if key == "contract_revision":
             rec["revision"] = value
+        elif key == "slowest_call":
+            rec["slowest_call"] = {"function": value[0], "seconds": value[1]}
     return rec
 
 
@@ -170,7 +124,10 @@ def to_markdown(data: dict[str, Any]) -> str:
             "",
         ]
     if results and tested_anything(results):
-        lines += [f"**{overall(meta.get('target', '?'), results, interrupted, partial)}**", ""]
+        line = overall(
+            meta.get("target", "?"), results, interrupted, partial, meta.get("lacks", {})
+        )
+        lines += [f"**{line}**", ""]
     if meta.get("disclosures"):
         lines += ["What the target replaced or generated:", ""]
         lines += [f"- {d}" for d in meta["disclosures"]] + [""]

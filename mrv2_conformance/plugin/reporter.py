@@ -1,29 +1,19 @@
-"""What a run of the suite says: the header, the per-family summary and its last line,
+"""What a run of the suite says: the per-family summary and its last line,
 the JSON report, and each failure's reproduction commands. Registered as a plugin only
 in runs of the suite; the records it reads are on the config (plugin/session.py)."""
 
 from __future__ import annotations
 
 import datetime
-import importlib.metadata
-import importlib.util
-import platform
-import subprocess
 from collections.abc import Generator
 from typing import Any, cast
 
 import pytest
-from mrv2_conformance import suite_root
 from mrv2_conformance.plugin import completeness, deviations, reproduce, timeouts
 from mrv2_conformance.plugin import report as conformance_report
-from mrv2_conformance.plugin.profiles import current_profile_name
-from mrv2_conformance.plugin.session import is_xdist_controller, run
-from mrv2_conformance.plugin.targets import (
-    accelerator_devices,
-    device_choice,
-    is_property,
-    target,
-)
+from mrv2_conformance.plugin.header import suite_commit, run_meta
+from mrv2_conformance.plugin.session import run
+from mrv2_conformance.plugin.targets import is_property
 
 
 @pytest.hookimpl(wrapper=True)
@@ -44,6 +34,9 @@ def pytest_runtest_makereport(
             rep.longrepr = timeouts.timeout_text(exc, name)
     if rep.when != "call":
         return rep
+    slowest = _slowest_call()
+    if slowest is not None:
+        rep.user_properties.append(("slowest_call", slowest))
     loaded = run(item.config).target
     if loaded is not None and loaded.module is not None:
         rep.user_properties.append(("contract_revision", loaded.revision))
@@ -53,110 +46,17 @@ def pytest_runtest_makereport(
     return rep
 
 
-def run_meta(config: pytest.Config, *, on_controller: bool = False) -> dict[str, Any]:
-    """What the header and the report say about the run. ``on_controller``: an xdist
-    controller's header lists no accelerator (each worker sees its own: the report
-    lists them)."""
-    from hypothesis import __version__ as hypothesis_version
-    from hypothesis import settings
+def _slowest_call() -> tuple[str, float] | None:
+    """The slowest target call of the test that just ran (conformance/deadline.py)."""
+    import sys
 
-    seed = config.getoption("hypothesis_seed", None)
-    device_type = device_choice(config)[0]
-    tgt = target(config)
-    # A target may describe itself (the vLLM adapter names the vLLM release).
-    description = (
-        f"unavailable: {tgt.unavailable}"
-        if tgt.unavailable
-        else getattr(tgt.module, "TARGET_DESCRIPTION", "")
-    )
-    revision = "" if tgt.unavailable else tgt.revision
-    max_model_len = None if tgt.unavailable else tgt.max_model_len
-    devices = (
-        "cpu; accelerators: those each worker sees, listed in the report"
-        if on_controller
-        else ", ".join(["cpu", *accelerator_devices(device_type)])
-    )
-    return {
-        "target": run(config).target_name,
-        "target_description": description,
-        "contract_revision": revision,
-        "max_model_len": max_model_len,
-        "versions": f"python {platform.python_version()}, numpy {_version('numpy')}, "
-        f"torch {_version('torch')}, hypothesis {hypothesis_version}",
-        "devices": devices,
-        "profile": current_profile_name(),
-        "seed": str(seed)
-        if seed is not None
-        else (
-            "derandomized"
-            if settings().derandomize
-            else "Hypothesis' own per property (an example database is in use)"
-        ),
-        "rerun": reproduce.rerun_command(config),
-    }
+    deadline = sys.modules.get("mrv2_conformance.conformance.deadline")
+    return None if deadline is None else deadline.take_slowest()
 
 
-def _suite_commit() -> str:
-    """The suite's git commit ("+modified" with uncommitted changes), or "" outside a
-    clone (an installed wheel)."""
-    root = suite_root().parent
-    if not (root / ".git").exists():
-        return ""
-    try:
-        head = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "HEAD"],
-            check=True,
-            capture_output=True,
-            text=True,
-            timeout=10,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return ""
-    return head + ("+modified" if dirty else "")
-
-
-def _version(dist: str) -> str:
-    """An installed distribution's version, read without importing it."""
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return "?"
-
-
-def pytest_report_header(config: pytest.Config) -> list[str]:
-    # The same header serial and under xdist: the controller imports the target here
-    # (before its workers start), so that it names the revision the target claims.
-    meta = run_meta(config, on_controller=is_xdist_controller(config))
-    where = meta["target_description"] or getattr(target(config).module, "__file__", "?")
-    disclosed = getattr(target(config).module, "DISCLOSURES", [])
-    note = run(config).workers_note
-    return [
-        f"mrv2-conformance target: {meta['target']} ({where})",
-        *(
-            [f"contract revision claimed: {meta['contract_revision']!r}"]
-            if meta["contract_revision"]
-            else []
-        ),
-        *(
-            [
-                f"prompts up to {meta['max_model_len']:,} tokens (the target's MAX_MODEL_LEN; "
-                f"contexts to the int32 limit)"
-            ]
-            if meta.get("max_model_len")
-            else []
-        ),
-        f"versions: {meta['versions']}",
-        f"devices: {meta['devices']} (accelerator type {device_choice(config)[0]!r})",
-        f"hypothesis profile: {meta['profile']}, seed: {meta['seed']}",
-        *(f"target discloses: {line}" for line in disclosed),
-        *([f"workers: {note}"] if note else []),
-    ]
+def _lacks(state: Any) -> dict[str, str]:
+    tgt = state.target
+    return {} if tgt is None or tgt.unavailable else tgt.lacks
 
 
 class Records:
@@ -200,7 +100,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
                 "interrupted": interrupted,
                 "partial": state.partial,
                 "checked": completeness.checked(state.records),
-                "suite_commit": _suite_commit(),
+                "suite_commit": suite_commit(),
                 "disclosures": list(state.disclosures),
                 "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
             },
@@ -242,7 +142,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             "nothing was tested: every selected property skipped (see -rs); the run fails", red=True
         )
     else:
-        line = conformance_report.overall(state.target_name, state.records, interrupted, partial)
+        line = conformance_report.overall(
+            state.target_name, state.records, interrupted, partial, _lacks(state)
+        )
         tr.write_line(line, bold=True, green=" conforms " in line, red="NOT" in line)
     if any(r["outcome"] in ("failed", "xpassed") for r in state.records) or interrupted:
         tr.write_line(f"rerun this run with: {reproduce.rerun_command(config)}", bold=True)

@@ -37,8 +37,8 @@ def load_target(name: str) -> Target:
         raise TargetImportError(str(exc)) from None
     from mrv2_conformance.strategies import limits
 
-    try:  # the strategies keep prompts within what the target declares it holds
-        limits.configure(target.max_model_len)
+    try:  # the strategies keep to what the target declares it holds and implements
+        limits.configure(target.max_model_len, frozenset(target.lacks))
     except ValueError as exc:
         raise TargetImportError(f"target {name}: {exc}") from None
     return target

@@ -10,13 +10,14 @@ from collections.abc import Generator
 
 import pytest
 from mrv2_conformance.conformance.target import Target
-from mrv2_conformance.contract import FAMILIES
+from mrv2_conformance.contract import FAMILIES, not_applicable
 from mrv2_conformance.plugin import reproduce, timeouts
 from mrv2_conformance.plugin.session import ITEM_XFAILS_KEY, in_suite, run
 from mrv2_conformance.plugin.target import TargetImportError, load_target
 from mrv2_conformance.plugin.xfails import Entry
 
 DEVICE_ENV_VAR = "MRV2_CONFORMANCE_DEVICE"
+PROPERTY_TIMEOUT_S = 600.0
 
 
 def device_choice(config: pytest.Config) -> tuple[str, bool]:
@@ -105,18 +106,41 @@ def is_property(item: pytest.Item) -> bool:
 
 @pytest.hookimpl(trylast=True)  # after -m / -k deselection
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """--reproduce applied to the selected property; a timer on every property's
-    target calls (without pytest-timeout, -p no:timeout, there is no timer to set)."""
+    """--reproduce applied to the selected property; the per-call deadline
+    (conformance/deadline.py) and a timer on every property (without pytest-timeout,
+    -p no:timeout, only the deadline)."""
     blob = config.getoption("--reproduce")
     if blob:
         reproduce.apply(items, blob)
+    per_call = config.getoption("--target-timeout")
+    from mrv2_conformance.conformance import deadline  # torch: not at plugin import
+
+    deadline.configure(per_call)
+    # pytest-timeout's timer: a backstop per property, for a hang that the per-call
+    # deadline cannot end (one in C code that never returns to Python).
     timeout = (
-        config.getoption("--target-timeout") if config.pluginmanager.has_plugin("timeout") else 0
+        max(PROPERTY_TIMEOUT_S, 10 * per_call)
+        if per_call and config.pluginmanager.has_plugin("timeout")
+        else 0
     )
     for item in items:
         if timeout and is_property(item) and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(timeout, method="signal"))
             timeouts.guard_timeouts(item, run(config).target_name, timeout)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A property that needs a capability the target declares it lacks is not applicable:
+    reported at setup, before Hypothesis runs anything (no example block under it)."""
+    marker = item.get_closest_marker("needs")
+    if marker is None or not is_property(item):
+        return
+    tgt = target(item.config)
+    if tgt.unavailable:
+        return
+    for cap in marker.args:
+        if cap in tgt.lacks:
+            pytest.skip(not_applicable(cap, tgt.lacks[cap]))
 
 
 @pytest.hookimpl(wrapper=True)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from mrv2_conformance.impl._checks import INT32_MAX
 from mrv2_conformance.contract import SchedulerBatch
 from mrv2_conformance.strategies.ids import draw_fresh_id, id_schemes, make_fresh
-from mrv2_conformance.strategies.limits import max_model_len
+from mrv2_conformance.strategies.limits import allows, max_model_len
 from mrv2_conformance.strategies.slot_tables import (
     SMALL_TABLE,
     SlotHistory,
@@ -122,7 +122,7 @@ def batch_cases(
         label="history",
     )
     drawn_spec = draw(_NUM_SPEC, label="num_speculative_tokens")
-    num_spec = drawn_spec if kind == "spec_decode" else 0
+    num_spec = drawn_spec if kind == "spec_decode" and allows("drafts") else 0
     decode_query_len = 1 + num_spec
     order = draw_permutation(draw, sorted(hist.live), label="scheduler_order")
     # A large table schedules a large batch (past SMALL_TABLE) where it can.
@@ -357,7 +357,7 @@ def sort_cases(draw: st.DrawFn) -> SortCase:
     for i, code in enumerate(draw_codes(draw, n, _SORT_ID_CODES, "sort_ids", width=1)):
         req_id = make_fresh(scheme.name(i), num)
         num[req_id] = 1 + code % 6
-        k = code // 6 % 6 % num[req_id]
+        k = code // 6 % 6 % num[req_id] if allows("drafts") else 0
         if k or code // 36:
             drafts[req_id] = [0] * k  # an empty list means no drafts, like a missing key
     event(f"sort ids: {_size_event(len(num))}")

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from hypothesis import strategies as st
 from mrv2_conformance.impl._checks import INT32_MAX
 from mrv2_conformance.strategies.ids import IdScheme, id_schemes
+from mrv2_conformance.strategies.limits import allows
 from mrv2_conformance.strategies.slot_tables import _blob
 
 # Table sizes: mostly small (cheap, and full tables within reach), then sizes past any
@@ -66,7 +67,9 @@ def deployments(draw: st.DrawFn, small_tables: bool = False) -> Deployment:
     world = draw(_WORLD, label="pcp_world_size")
     ids = draw(id_schemes(), label="ids")
     # PCP does not take drafts (CONTRACT F3): a PCP deployment speculates not.
-    return Deployment(max_num_reqs, max(budget, 2), num_spec if world == 1 else 0, world, ids)
+    world = world if allows("pcp") else 1
+    num_spec = num_spec if world == 1 and allows("drafts") else 0
+    return Deployment(max_num_reqs, max(budget, 2), num_spec, world, ids)
 
 
 arrival_codes = _blob(ARRIVAL_BYTES * MAX_ARRIVALS)

@@ -8,6 +8,7 @@ import numpy as np
 from hypothesis import example
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from mrv2_conformance.strategies.limits import allows
 from mrv2_conformance.strategies.slot_tables import table_sizes
 
 # intp, int32 and bool: the index, count and mask dtypes the contract moves to a device.
@@ -32,6 +33,8 @@ def dummy_sizes(draw: st.DrawFn) -> tuple[int, int, int | None]:
     num_tokens = num_reqs + extra if budget is None else max(num_reqs, budget - extra)
     longest = -(-num_tokens // num_reqs)
     max_query_len = draw(st.none() | st.integers(longest, longest + 4), label="max_query_len")
+    if not allows("max_query_len"):  # drawn all the same (aligned choices)
+        max_query_len = None
     return num_reqs, num_tokens, max_query_len
 
 

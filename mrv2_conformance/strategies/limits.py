@@ -18,13 +18,17 @@ from mrv2_conformance.impl._checks import INT32_MAX
 @dataclass
 class Limits:
     max_model_len: int = INT32_MAX
+    # Capabilities the target declares it lacks (contract.CAPABILITIES): the strategies
+    # generate no input that needs one (no drafts, no PCP world, no max_query_len).
+    lacks: frozenset[str] = frozenset()
 
 
 LIMITS = Limits()
 
 
-def configure(max_model_len: int | None) -> None:
-    """Called by the plugin with the target's ``MAX_MODEL_LEN`` (None: undeclared)."""
+def configure(max_model_len: int | None, lacks: frozenset[str] = frozenset()) -> None:
+    """Called by the plugin with the target's ``MAX_MODEL_LEN`` (None: undeclared) and
+    the capabilities it lacks."""
     valid = (
         isinstance(max_model_len, int)
         and not isinstance(max_model_len, bool)
@@ -33,7 +37,13 @@ def configure(max_model_len: int | None) -> None:
     if max_model_len is not None and not valid:
         raise ValueError(f"MAX_MODEL_LEN must be an int in [1, {INT32_MAX}], got {max_model_len!r}")
     LIMITS.max_model_len = INT32_MAX if max_model_len is None else max_model_len
+    LIMITS.lacks = frozenset(lacks)
 
 
 def max_model_len() -> int:
     return LIMITS.max_model_len
+
+
+def allows(capability: str) -> bool:
+    """Whether the strategies may generate input that needs ``capability``."""
+    return capability not in LIMITS.lacks

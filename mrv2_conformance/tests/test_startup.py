@@ -149,11 +149,15 @@ def test_report_of_the_wrong_shape_is_one_line(tmp_path, data, message):
 
 
 def test_a_hung_target_call_fails_its_property_and_the_run_goes_on(tmp_path):
+    """A call past its deadline fails its property; a later property that needs the
+    same function fails at once, naming the hang; one that does not, passes."""
     path = tmp_path / "report.json"
+    started = time.monotonic()
     proc = run_suite(
         "conformance/test_ordering.py",
+        "conformance/test_keyerror.py",
         "-k",
-        "cpu or sort",
+        "(cpu or sort) and not gather",
         "--target",
         HANGS,
         "--target-timeout=2",
@@ -162,8 +166,14 @@ def test_a_hung_target_call_fails_its_property_and_the_run_goes_on(tmp_path):
     )
     out = proc.stdout + proc.stderr
     assert proc.returncode == pytest.ExitCode.TESTS_FAILED, out[-3000:]
-    assert f"target {HANGS} did not return within 2 s (stopped in prepare_inputs" in out
-    outcomes = {r["property"]: r["outcome"] for r in json.loads(path.read_text())["results"]}
+    assert f"target {HANGS} did not return within 2 s from prepare_inputs() (stopped in " in out
+    records = json.loads(path.read_text())["results"]
+    outcomes = {r["property"]: r["outcome"] for r in records}
+    later = next(r for r in records if r["property"].startswith("conformance/test_keyerror.py"))
+    assert later["outcome"] == "failed", later
+    assert later["message"].startswith(f"an earlier call hung: target {HANGS} did not"), later
+    assert "not called again in this process" in later["message"], later
+    assert time.monotonic() - started < 60  # one deadline, not one per property
     # The property that calls prepare_inputs failed; the sort's, which never calls it,
     # ran after it and passed.
     assert outcomes["conformance/test_ordering.py::test_prepare_inputs_values"] == "failed"

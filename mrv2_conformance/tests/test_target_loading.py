@@ -104,3 +104,39 @@ def test_an_unknown_revision_is_one_line_usage_error():
         "know; known: '#51210'"
     ) in proc.stderr, out
     assert "Traceback" not in out
+
+
+def test_a_partial_port_is_checked_where_it_applies_and_says_what_it_lacks():
+    """Every property runs against a port that declares it lacks PCP, drafts and
+    max_query_len: the PCP and max_query_len properties are not applicable (at setup,
+    no example block), no input carries what it lacks (it would raise), and the last
+    line names every clause that was not checked."""
+    partial = f"{TARGETS}.partial_port"
+    proc = run_suite("conformance", "-rs", "--target", partial, timeout=900)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == pytest.ExitCode.OK, out
+    assert "declared not implemented: drafts (F1.1's" in out, out
+    assert "not applicable (declared by the target): lacks pcp (F3, " in out, out
+    assert "lacks max_query_len (F2" in out, out
+    assert "Falsifying" not in out and "Failing explicit" not in out, out
+    pcp_row = next(line for line in out.splitlines() if line.startswith("pcp "))
+    assert pcp_row.endswith("not applicable (declared by the target)"), pcp_row
+    last = out.strip().splitlines()[-1]
+    assert f"{partial} conforms to contract revision '#51210'; not checked, as the" in out, out
+    for cap in ("pcp (F3, ", "drafts (F1.1", "max_query_len (F2"):
+        assert cap in out.split(f"{partial} conforms to contract revision")[-1], last
+
+
+def test_lacks_must_name_known_capabilities_with_a_reason(tmp_path):
+    (tmp_path / "lacks_nonsense.py").write_text(
+        "from mrv2_conformance.impl import *  # noqa: F403\nLACKS = {'teleport': 'no'}\n"
+    )
+    proc = run_suite(
+        "conformance/test_keyerror.py",
+        "--target",
+        "lacks_nonsense",
+        env={"PYTHONPATH": str(tmp_path)},
+    )
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == pytest.ExitCode.USAGE_ERROR, out
+    assert "LACKS names 'teleport', which is no capability the suite knows" in out, out

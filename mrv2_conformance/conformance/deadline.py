@@ -1,0 +1,126 @@
+"""A deadline on every call of a target function (``--target-timeout``, per call).
+
+One watchdog thread per process watches the call in progress; past its deadline it
+sends the main thread ``SIGUSR2`` (pytest-timeout's timer, the backstop per property,
+uses ``SIGALRM``), whose handler raises ``TargetTimeout`` there: a call blocked in
+Python or in a sleep ends at once. A function that hung is not called again in this
+process: every later call fails at once, naming the earlier hang, so a hanging target
+costs one deadline per function (per xdist worker), not one per property.
+
+The slowest call of each function is kept, so a report can say how close a target came.
+"""
+
+from __future__ import annotations
+
+import functools
+import signal
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from mrv2_conformance.plugin.timeouts import TargetTimeout
+
+SIGNAL = signal.SIGUSR2
+
+
+class _Watch:
+    def __init__(self) -> None:
+        self.seconds = 0.0  # 0: no deadline
+        self.lock = threading.Condition()
+        self.current: tuple[str, float] | None = None  # (call, deadline) in progress
+        self.fired: str | None = None
+        self.hung: dict[str, str] = {}  # function -> what happened
+        self.slowest: dict[str, float] = {}
+        self.thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self.thread is None:
+            signal.signal(SIGNAL, self._on_signal)
+            self.thread = threading.Thread(target=self._run, name="mrv2-deadline", daemon=True)
+            self.thread.start()
+
+    def _on_signal(self, signum: int, frame: Any) -> None:
+        if self.fired is not None:
+            message, self.fired = self.fired, None
+            if frame is not None:  # where the call was when it was stopped
+                code = frame.f_code
+                message += f" (stopped in {code.co_name}, {code.co_filename}:{frame.f_lineno})"
+            raise TargetTimeout(message)
+
+    def _run(self) -> None:
+        with self.lock:
+            while True:
+                if self.current is None:
+                    self.lock.wait()
+                    continue
+                call, due = self.current
+                left = due - time.monotonic()
+                if left > 0:
+                    self.lock.wait(left)
+                    continue
+                if self.current == (call, due):
+                    self.fired = call
+                    self.current = None
+                    signal.pthread_kill(threading.main_thread().ident or 0, SIGNAL)
+
+
+WATCH = _Watch()
+
+
+def configure(seconds: float) -> None:
+    """The per-call deadline in seconds (0: none)."""
+    WATCH.seconds = max(0.0, float(seconds))
+
+
+def take_slowest() -> tuple[str, float] | None:
+    """The slowest call since the last take (function, seconds); the record restarts."""
+    if not WATCH.slowest:
+        return None
+    name = max(WATCH.slowest, key=WATCH.slowest.__getitem__)
+    took = round(WATCH.slowest[name], 3)
+    WATCH.slowest.clear()
+    return name, took
+
+
+def guarded(target: str, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` (the target's ``name``) under the deadline, in the main thread only."""
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        earlier = WATCH.hung.get(name)
+        if earlier is not None:
+            raise TargetTimeout(f"{earlier}; not called again in this process")
+        on_main = threading.current_thread() is threading.main_thread()
+        if not WATCH.seconds or not on_main:
+            return _timed(name, fn, args, kwargs)
+        WATCH.start()
+        message = f"target {target} did not return within {WATCH.seconds:g} s from {name}()"
+        with WATCH.lock:
+            WATCH.current = (message, time.monotonic() + WATCH.seconds)
+            WATCH.lock.notify()
+        try:
+            return _timed(name, fn, args, kwargs)
+        except TargetTimeout as exc:
+            WATCH.hung[name] = f"an earlier call hung: {exc}"
+            raise
+        finally:
+            with WATCH.lock:
+                WATCH.current = None
+                WATCH.fired = None
+                WATCH.lock.notify()
+
+    return call
+
+
+def _timed(name: str, fn: Callable[..., Any], args: Any, kwargs: Any) -> Any:
+    start = time.monotonic()
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        took = time.monotonic() - start
+        if took > WATCH.slowest.get(name, 0.0):
+            WATCH.slowest[name] = took
+
+
+__all__ = ["SIGNAL", "configure", "guarded", "take_slowest"]
