@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import importlib
 import os
+from pathlib import Path
+from types import ModuleType
 
 from mrv2_conformance.conformance.target import Target
+from mrv2_conformance.frames import innermost
 from mrv2_conformance.contract import TargetUnavailable, UnknownRevision, check_revision
 
 DEFAULT_TARGET = "mrv2_conformance.impl"
@@ -21,14 +24,32 @@ def target_name(option: str | None) -> str:
     return option or os.environ.get(TARGET_ENV_VAR) or DEFAULT_TARGET
 
 
-def load_target(name: str) -> Target:
+# A target's import may take long (vLLM's takes 10-20 s here), never this long.
+IMPORT_TIMEOUT_S = 600.0
+
+
+def _where(exc: BaseException) -> str:
+    """`` (at name, file:line)``: where the failure happened, outside the loading."""
+    package = Path(__file__).resolve().parents[1]
+    where = innermost(exc, (str(package / "plugin"), str(package / "conformance")))
+    return f" (at {where})" if where else ""
+
+
+def load_target(name: str, import_timeout: float = IMPORT_TIMEOUT_S) -> Target:
+    from mrv2_conformance.plugin.timeouts import TargetTimeout
+
     try:
-        module = importlib.import_module(name)
+        module = _import(name, import_timeout)
     except TargetUnavailable as exc:
         return Target(name, None, unavailable=str(exc))
-    except Exception as exc:  # any import-time failure is the target's, not ours
+    except (Exception, SystemExit, TargetTimeout) as exc:  # the target's, not ours
+        what = (
+            f"it called sys.exit({exc.code!r}) at import"
+            if isinstance(exc, SystemExit)
+            else f"{type(exc).__name__}: {exc}"
+        )
         raise TargetImportError(
-            f"cannot import conformance target {name!r}: {type(exc).__name__}: {exc}"
+            f"cannot import conformance target {name!r}: {what}{_where(exc)}"
         ) from exc
     target = Target(name, module)
     try:
@@ -42,3 +63,16 @@ def load_target(name: str) -> Target:
     except ValueError as exc:
         raise TargetImportError(f"target {name}: {exc}") from None
     return target
+
+
+def _import(name: str, timeout: float) -> ModuleType:
+    """The target's import, ended by the per-call watchdog past ``timeout`` seconds."""
+    from mrv2_conformance.conformance import deadline
+
+    saved = deadline.WATCH.seconds
+    deadline.configure(timeout)
+    try:
+        return deadline.guarded(name, "import", importlib.import_module)(name)
+    finally:
+        deadline.configure(saved)
+        deadline.WATCH.hung.pop("import", None)

@@ -61,7 +61,9 @@ def target(config: pytest.Config) -> Target:
     state = run(config)
     if state.target is None:
         try:
-            state.target = load_target(state.target_name)
+            # Its import gets ten call deadlines (600 s by default; 0: no deadline).
+            import_timeout = 10 * config.getoption("--target-timeout")
+            state.target = load_target(state.target_name, import_timeout)
         except TargetImportError as exc:
             raise pytest.UsageError(str(exc)) from None
     return state.target

@@ -45,6 +45,32 @@ def test_unimportable_target_is_one_line_usage_error():
     assert "Traceback" not in proc.stdout + proc.stderr
 
 
+@pytest.mark.parametrize(
+    ("module", "line"),
+    [
+        ("exits_at_import", "it called sys.exit(3) at import (at <module>, "),
+        (
+            "nameless_at_import",
+            "TypeError: 'NoneType' object is not callable (at _configure_backend, ",
+        ),
+        ("hangs_at_import", "did not return within 3 s from import() (stopped in <module>, "),
+    ],
+)
+def test_whatever_a_target_does_at_import_is_one_line_naming_it(module, line):
+    """sys.exit, an error whose text names nothing, a hang: each stops the run with one
+    line that names the target, what happened and where (exit 4, no traceback)."""
+    name = f"{TARGETS}.{module}"
+    proc = run_suite(
+        "conformance/test_slot_table.py", "--target", name, "--target-timeout=0.3", timeout=120
+    )
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == pytest.ExitCode.USAGE_ERROR, out
+    (error,) = [x for x in out.splitlines() if x.startswith("ERROR:")]
+    assert error.startswith(f"ERROR: cannot import conformance target '{name}': "), error
+    assert line in error and f"{module}.py:" in error, error
+    assert "Traceback" not in out
+
+
 def test_target_from_environment_and_missing_function_report():
     proc = run_suite(
         "conformance/test_ordering.py",
