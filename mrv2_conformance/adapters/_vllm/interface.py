@@ -20,12 +20,10 @@ from mrv2_conformance.adapters._vllm.environment import host_memory_stand_ins
 from mrv2_conformance.adapters._vllm.slot_table import MAX_MODEL_LEN, SlotTable
 from mrv2_conformance.adapters._vllm.upstream import (
     API,
-    UnknownApi,
     buffer_utils,
     input_batch,
     need,
 )
-from mrv2_conformance.contract import NewRequest, SchedulerBatch
 
 __all__ = [
     "DISCLOSURES",
@@ -36,7 +34,6 @@ __all__ = [
     "gather_batch_req_state",
     "make_dummy",
     "prepare_inputs",
-    "probe",
     "req_states_of",
     "sort_batch_req_ids",
     "update_states",
@@ -179,30 +176,3 @@ def async_copy_to_gpu(
     before: ``buffer_utils.async_copy_to_gpu``."""
     with host_memory_stand_ins(buffer_utils):
         return API.h2d(x=x, data=x, out=out, device=device)
-
-
-def probe() -> None:
-    """One tiny step through every entry point at import: an attribute the runner
-    stand-in lacks or a call the adapter cannot make becomes ``UnknownApi`` (one line,
-    the run stops), instead of every property failing with the same AttributeError.
-    Any other outcome is left to the properties."""
-    table = SlotTable(2)
-    table.add_request("probe", 4)
-    buffers = buffers_class(API.classes.input_buffers)(2, 8, table.device)
-    batch = SchedulerBatch({"probe": 4})
-    # A step that adds a request, then one that continues it and finishes the first.
-    arrive = SchedulerBatch({"next": 2}, scheduled_new_reqs=[NewRequest("next", 4)])
-    go_on = SchedulerBatch(
-        {"next": 2}, scheduled_cached_reqs={"next": 2}, finished_req_ids={"probe"}
-    )
-    try:
-        prepare_inputs(batch, table, buffers, 1)
-        make_dummy(1, 1, buffers)
-        for step in (arrive, go_on):
-            update_states(step, table)
-            prepare_inputs(step, table, buffers, 1)
-    except AttributeError as exc:
-        if "stand-in" in str(exc):
-            raise UnknownApi(str(exc)) from None
-    except Exception:  # a deviation, for the properties to report
-        return

@@ -14,9 +14,9 @@
 from __future__ import annotations
 
 import dataclasses
-import inspect
+import functools
 from collections.abc import Sequence
-from types import FunctionType, SimpleNamespace
+from types import SimpleNamespace
 from typing import Any
 
 from mrv2_conformance.adapters._vllm.upstream import (
@@ -80,30 +80,48 @@ _PLAIN_RUNNER: dict[str, Any] = dict(
 )
 
 
-class StandInRunner(SimpleNamespace):
+class _StandIn:
+    """Mixed in before the runner class: an attribute the runner's methods read that the
+    stand-in was not given is named, with the release, instead of a bare AttributeError.
+    (Methods and properties of the runner class resolve normally, ``super()`` included.)"""
+
     def __getattr__(self, name: str) -> Any:  # only for attributes it does not have
-        # The runner class's own methods (and properties), bound to the stand-in: a
-        # method may call a helper of its class (the plugin's _update_seq_lens_cpu).
-        member = inspect.getattr_static(API.classes.runner, name, None)
-        if isinstance(member, (FunctionType, property)):
-            return member.__get__(self)
+        if name.startswith("__"):
+            raise AttributeError(name)
+        missing = getattr(type(self), "_missing", None)
+        if missing is not None:  # the import probe lists every gap (probe.py)
+            return missing(name)
         raise AttributeError(
-            f"vLLM {VERSION}: {API.classes.runner.__name__} reads self.{name}, which the "
-            f"adapter's runner stand-in does not have (adapters/_vllm/runner.py)"
+            f"vLLM {VERSION}: {type(self).__mro__[2].__name__} reads self.{name}, which the "
+            f"adapter's runner stand-in does not have (give it with runner_attrs; "
+            f"docs/plugins.md)"
         )
 
 
+@functools.cache
+def stand_in_class(runner_class: type) -> type:
+    """``runner_class`` itself, built without its ``__init__`` (which wants a whole
+    engine config): its methods, overrides and ``super()`` calls run as in the engine."""
+    return type(f"StandIn[{runner_class.__name__}]", (_StandIn, runner_class), {})
+
+
 def stand_in(req_states: Any, decode_query_len: int, input_buffers: Any = None) -> Any:
-    # A plugin's own attributes (API.classes.runner_attrs) replace the plain runner's.
-    runner = StandInRunner(
-        **{**_PLAIN_RUNNER, **dict(API.classes.runner_attrs)},
-        req_states=req_states,
-        decode_query_len=decode_query_len,
-    )
+    """An instance of the driven runner class (``API.classes.runner``) holding the plain
+    runner's attributes; a plugin's own (``API.classes.runner_attrs``) replace them."""
+    runner: Any = object.__new__(stand_in_class(API.classes.runner))
+    attrs = {
+        **_PLAIN_RUNNER,
+        **dict(API.classes.runner_attrs),
+        "req_states": req_states,
+        "decode_query_len": decode_query_len,
+    }
     if input_buffers is not None:
-        runner.input_buffers = input_buffers
-        runner.device = input_buffers.device
-        runner.max_num_reqs = input_buffers.max_num_reqs
+        attrs.update(
+            input_buffers=input_buffers,
+            device=input_buffers.device,
+            max_num_reqs=input_buffers.max_num_reqs,
+        )
+    vars(runner).update(attrs)  # (a read-only property of the class keeps its own value)
     return runner
 
 
@@ -202,10 +220,10 @@ def eager_descriptor(num_tokens: int) -> Any:
 __all__ = [
     "BOOKKEEPING",
     "Bookkeeping",
-    "StandInRunner",
     "eager_descriptor",
     "scheduler_output",
     "scheduler_output_of",
     "stand_in",
+    "stand_in_class",
     "update_requests",
 ]

