@@ -5,7 +5,9 @@ sends the main thread ``SIGUSR2`` (pytest-timeout's timer, the backstop per prop
 uses ``SIGALRM``), whose handler raises ``TargetTimeout`` there: a call blocked in
 Python or in a sleep ends at once. A function that hung is not called again in this
 process: every later call fails at once, naming the earlier hang, so a hanging target
-costs one deadline per function (per xdist worker), not one per property.
+costs one deadline per function (per xdist worker), not one per property. A call that
+kills its process (under xdist: the worker) is remembered in a file, and the other
+processes of the run fail that function at once too.
 
 The slowest call of each function is kept, so a report can say how close a target came.
 """
@@ -13,9 +15,11 @@ The slowest call of each function is kept, so a report can say how close a targe
 from __future__ import annotations
 
 import functools
+import os
 import signal
 import threading
 import time
+from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
@@ -67,6 +71,66 @@ class _Watch:
 
 WATCH = _Watch()
 
+# A folder where each process keeps the call it is in (one small file per process, its
+# pid): a call that kills its process leaves its name behind, and the processes that go
+# on (xdist's other workers, its replacement) fail that function at once.
+CALLS_DIR_ENV = "MRV2_CALLS_DIR"
+_SLOT = 512  # bytes of "target|function" kept per process
+
+
+class _Ledger:
+    def __init__(self) -> None:
+        self.fd: int | None = None
+        self.pid = 0
+
+    def _open(self) -> int | None:
+        folder = os.environ.get(CALLS_DIR_ENV)
+        if not folder:
+            return None
+        if self.fd is None or self.pid != os.getpid():
+            self.pid = os.getpid()
+            self.fd = os.open(Path(folder) / str(self.pid), os.O_CREAT | os.O_RDWR, 0o600)
+        return self.fd
+
+    def write(self, text: str) -> None:
+        fd = self._open()
+        if fd is not None:
+            os.pwrite(fd, text.encode()[:_SLOT].ljust(_SLOT), 0)
+
+
+LEDGER = _Ledger()
+
+
+def _dead(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    try:  # a zombie (not yet reaped by its parent) is dead too
+        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1].startswith("Z")
+    except (OSError, IndexError):
+        return False
+
+
+def adopt_dead_calls() -> None:
+    """Functions whose call killed another process of this run fail at once here too."""
+    folder = os.environ.get(CALLS_DIR_ENV)
+    if not folder:
+        return
+    for file in Path(folder).iterdir():
+        if not file.name.isdigit() or int(file.name) == os.getpid():
+            continue
+        left = file.read_bytes().decode(errors="replace").strip()
+        if left and "|" in left and _dead(int(file.name)):
+            target, name = left.split("|", 1)
+            WATCH.hung.setdefault(
+                name,
+                f"an earlier call killed its process: target {target}'s {name}() ended "
+                f"process {file.name} without returning",
+            )
+
 
 def configure(seconds: float) -> None:
     """The per-call deadline in seconds (0: none)."""
@@ -93,14 +157,14 @@ def guarded(target: str, name: str, fn: Callable[..., Any]) -> Callable[..., Any
             raise TargetTimeout(f"{earlier}; not called again in this process")
         on_main = threading.current_thread() is threading.main_thread()
         if not WATCH.seconds or not on_main:
-            return _timed(name, fn, args, kwargs)
+            return _ledgered(target, name, fn, args, kwargs)
         WATCH.start()
         message = f"target {target} did not return within {WATCH.seconds:g} s from {name}()"
         with WATCH.lock:
             WATCH.current = (message, time.monotonic() + WATCH.seconds)
             WATCH.lock.notify()
         try:
-            return _timed(name, fn, args, kwargs)
+            return _ledgered(target, name, fn, args, kwargs)
         except TargetTimeout as exc:
             WATCH.hung[name] = f"an earlier call hung: {exc}"
             raise
@@ -113,6 +177,14 @@ def guarded(target: str, name: str, fn: Callable[..., Any]) -> Callable[..., Any
     return call
 
 
+def _ledgered(target: str, name: str, fn: Callable[..., Any], args: Any, kwargs: Any) -> Any:
+    LEDGER.write(f"{target}|{name}")
+    try:
+        return _timed(name, fn, args, kwargs)
+    finally:
+        LEDGER.write("")
+
+
 def _timed(name: str, fn: Callable[..., Any], args: Any, kwargs: Any) -> Any:
     start = time.monotonic()
     try:
@@ -123,4 +195,4 @@ def _timed(name: str, fn: Callable[..., Any], args: Any, kwargs: Any) -> Any:
             WATCH.slowest[name] = took
 
 
-__all__ = ["SIGNAL", "configure", "guarded", "take_slowest"]
+__all__ = ["CALLS_DIR_ENV", "SIGNAL", "adopt_dead_calls", "configure", "guarded", "take_slowest"]

@@ -50,7 +50,13 @@ class Target:
     def lacks(self) -> dict[str, str]:
         """The capabilities the target declares it does not implement (``LACKS``,
         contract.CAPABILITIES), checked at load."""
-        return check_capabilities(getattr(self.module, "LACKS", {}), f"target {self.name}")
+        lacks = check_capabilities(getattr(self.module, "LACKS", {}), f"target {self.name}")
+        # The older UNSUPPORTED = {function: why}: a function only a capability uses
+        # declares that capability lacking (PCP's two).
+        for name, why in getattr(self.module, "UNSUPPORTED", {}).items():
+            if name in NEEDS and why:
+                lacks.setdefault(NEEDS[name], f"{name}: {why}")
+        return lacks
 
     def allows(self, capability: str) -> bool:
         return capability not in self.lacks

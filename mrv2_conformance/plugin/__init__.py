@@ -198,13 +198,22 @@ def pytest_configure(config: pytest.Config) -> None:
     if not _start(config):  # an xdist worker starts here: the controller checked
         return
     from hypothesis import settings
-    from mrv2_conformance.plugin import deviations, header, profiles, reporter, startup, targets
+    from mrv2_conformance.plugin import (
+        deviations,
+        header,
+        profiles,
+        reporter,
+        startup,
+        targets,
+        timeouts,
+    )
     from mrv2_conformance.plugin.target import target_name
 
     if not config.getoption("hypothesis_profile", None):
         settings.load_profile(profiles.choice(config)[0])
     state = run(config)
     state.target_name = target_name(config.getoption("--target"))
+    timeouts.calls_dir(config)
     pm = config.pluginmanager
     pm.register(targets, "mrv2-targets")
     pm.register(header, "mrv2-header")

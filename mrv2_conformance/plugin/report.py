@@ -30,9 +30,15 @@ def record(report: Any) -> dict[str, Any] | None:
     """The record of one test report: its call, or its setup when that failed or
     skipped; None for phases that add nothing and for tests outside the families."""
     family = next((f for f in FAMILIES if f in report.keywords), None)
+    if family is None:  # a report without the test's markers: xdist's for a crashed worker
+        module = suite_nodeid(report.nodeid).partition("::")[0]
+        family = next((f for f in FAMILIES if module == f"conformance/test_{f}.py"), None)
     if family is None:
         return None
-    if not (report.when == "call" or (report.when == "setup" and report.outcome != "passed")):
+    # xdist reports a test whose worker died with when="???".
+    if not (
+        report.when in ("call", "???") or (report.when == "setup" and report.outcome != "passed")
+    ):
         return None
     name, _, param = suite_nodeid(report.nodeid).partition("[")
     outcome = report.outcome
@@ -47,9 +53,19 @@ def record(report: Any) -> dict[str, Any] | None:
     }
     failure = next((v for k, v in report.user_properties if k == FAILURE), None)
     if report.failed:
+        died = (
+            "the process running this property died in a target call (the target killed it, "
+            "or called os._exit); later calls of that function fail at once: "
+            if report.when == "???"
+            else ""
+        )
         rec.update(
             failure
-            or {"message": str(report.longrepr), "falsifying_example": "", "reproduction": ""}
+            or {
+                "message": died + str(report.longrepr),
+                "falsifying_example": "",
+                "reproduction": "",
+            }
         )
     elif report.skipped and isinstance(report.longrepr, tuple):
         rec["reason"] = str(report.longrepr[2])

@@ -9,7 +9,6 @@ from pathlib import Path
 from types import ModuleType
 
 from mrv2_conformance.conformance.target import Target
-from mrv2_conformance.frames import innermost
 from mrv2_conformance.contract import TargetUnavailable, UnknownRevision, check_revision
 
 DEFAULT_TARGET = "mrv2_conformance.impl"
@@ -30,6 +29,10 @@ IMPORT_TIMEOUT_S = 600.0
 
 def _where(exc: BaseException) -> str:
     """`` (at name, file:line)``: where the failure happened, outside the loading."""
+    if getattr(exc, "names_itself", False):  # an adapter's own report of what it lacks
+        return ""
+    from mrv2_conformance.frames import innermost  # not at plugin import
+
     package = Path(__file__).resolve().parents[1]
     where = innermost(exc, (str(package / "plugin"), str(package / "conformance")))
     return f" (at {where})" if where else ""

@@ -134,6 +134,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """A property that needs a capability the target declares it lacks is not applicable:
     reported at setup, before Hypothesis runs anything (no example block under it)."""
+    if is_property(item):
+        from mrv2_conformance.conformance import deadline
+
+        deadline.adopt_dead_calls()  # a call that killed another worker: fail it at once
     marker = item.get_closest_marker("needs")
     if marker is None or not is_property(item):
         return

@@ -5,6 +5,9 @@ property's body, so that Hypothesis does not run the hung call again."""
 from __future__ import annotations
 
 import functools
+import os
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -80,3 +83,15 @@ def timeout_text(exc: BaseException, target: str) -> str:
         if isinstance(exc, TargetTimeout)
         else f"target {target} did not return within the timeout ({exc})"
     )
+
+
+def calls_dir(config: pytest.Config) -> None:
+    """Where each process of the run keeps the target call it is in (inherited by xdist's
+    workers; conformance/deadline.py), removed when the run ends."""
+    from mrv2_conformance.conformance.deadline import CALLS_DIR_ENV
+
+    if hasattr(config, "workerinput"):  # an xdist worker: its controller's folder
+        return
+    folder = tempfile.mkdtemp(prefix="mrv2-calls-")
+    os.environ[CALLS_DIR_ENV] = folder
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))

@@ -21,6 +21,7 @@ from mrv2_conformance.tests.helpers import ROOT, run_suite
 
 ONE = ("conformance/test_slot_table.py",)
 HANGS = "mrv2_conformance.tests.targets.hangs"
+KILLS = "mrv2_conformance.tests.targets.kills_its_process"
 no_cuda = pytest.mark.skipif(torch.cuda.is_available(), reason="a cuda device is visible")
 
 
@@ -180,6 +181,45 @@ def test_a_hung_target_call_fails_its_property_and_the_run_goes_on(tmp_path):
     assert (
         outcomes["conformance/test_ordering.py::test_sort_batch_req_ids_spec_order"] == "passed"
     ), outcomes
+
+
+def test_a_call_that_kills_its_worker_fails_there_and_at_once_elsewhere(tmp_path):
+    """Under xdist, a target call that kills its process fails that property (the
+    worker's death, named); every later property that needs the function fails at once
+    in every worker, naming the earlier death, and the run ends whole: a verdict, the
+    report, no worker-restart limit reached."""
+    path = tmp_path / "report.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "MRV2_"))}
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "conformance",
+            "-n",
+            "2",
+            "--target",
+            KILLS,
+            f"--conformance-report={path}",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == pytest.ExitCode.TESTS_FAILED, out[-3000:]
+    assert "maximum crashed workers reached" not in out, out[-3000:]
+    assert f"{KILLS} does NOT conform" in out, out[-3000:]
+    records = json.loads(path.read_text())["results"]
+    failed = [r for r in records if r["outcome"] == "failed"]
+    died = [r for r in failed if r["message"].startswith("the process running this property")]
+    at_once = [r for r in failed if r["message"].startswith("an earlier call killed its process")]
+    assert 1 <= len(died) <= 2 and at_once, [r["message"][:120] for r in failed]
+    assert len(died) + len(at_once) == len(failed), [r["message"][:120] for r in failed]
+    assert "prepare_inputs() ended process" in at_once[0]["message"]
+    assert not json.loads(path.read_text())["meta"]["partial"]
 
 
 def _as_from_a_terminal() -> None:

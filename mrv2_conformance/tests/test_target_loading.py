@@ -96,8 +96,9 @@ def test_a_declared_unsupported_function_skips_its_tests_with_the_reason():
     out = proc.stdout + proc.stderr
     assert proc.returncode == pytest.ExitCode.NO_TESTS_COLLECTED, out  # tested nothing
     assert (
-        f"target {TARGETS}.without_pcp does not support partition_batch: this "
-        "backend has no prefill context parallelism"
+        "not applicable (declared by the target): lacks pcp (F3, the prefill-context-parallel "
+        "partition: build_pcp_layout, partition_batch): build_pcp_layout: this backend has no "
+        "prefill context parallelism"
     ) in out
     assert "1 skipped" in out, out
 
