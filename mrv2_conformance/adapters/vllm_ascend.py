@@ -47,7 +47,7 @@ if not (SRC / "vllm_ascend" / "worker" / "v2" / "model_runner.py").is_file():
     )
 
 from mrv2_conformance.adapters._ascend import stand_ins  # noqa: E402
-from mrv2_conformance.adapters._vllm import upstream  # noqa: E402  (imports vLLM first)
+from mrv2_conformance.adapters._vllm import runner, upstream  # noqa: E402  (imports vLLM first)
 
 stand_ins.install()
 
@@ -68,7 +68,11 @@ vllm_ascend.__path__.append(str(_overlay / "vllm_ascend"))
 # model_runner first: the plugin's own import order (input_batch first is circular).
 from vllm_ascend.worker.v2 import model_runner as npu_runner  # noqa: E402
 from vllm_ascend.worker.v2 import input_batch as npu_batch  # noqa: E402
-from vllm_ascend.worker.v2 import pcp_manager as npu_pcp  # noqa: E402
+
+try:  # the released 0.23.0.post1 has no PCP in its port
+    from vllm_ascend.worker.v2 import pcp_manager as npu_pcp
+except ImportError:
+    npu_pcp = None
 from vllm_ascend.worker.v2 import states as npu_states  # noqa: E402
 
 
@@ -77,6 +81,25 @@ class _NoEplb:
 
     def set_batch_phase(self, has_prefill: bool) -> None:
         pass
+
+
+class _HostEvent:
+    """The event the released port's runner waits on before it reads its host copy of
+    num_computed_tokens: on the host that copy is done when it returns."""
+
+    def record(self, *args: Any) -> None:
+        pass
+
+    def synchronize(self) -> None:
+        pass
+
+
+def _host_num_computed_tokens(runner: Any) -> Any:
+    """What the released port's ``_copy_num_computed_tokens_to_cpu`` leaves in
+    ``num_computed_tokens_cpu`` after a step: the slot table's num_computed_tokens."""
+    import torch
+
+    return runner.req_states.num_computed_tokens.gpu.to("cpu", torch.int32).clone()
 
 
 # What the port's methods read of the runner and its config beyond upstream's, set as
@@ -93,12 +116,15 @@ upstream.activate(
         input_buffers=npu_batch.AscendInputBuffers,
         input_batch=npu_batch.AscendInputBatch,
         request_state=npu_states.AscendRequestState,
-        pcp_manager=npu_pcp.AscendPCPManager,
+        pcp_manager=npu_pcp.AscendPCPManager if npu_pcp is not None else None,
         runner_attrs=(
             ("vllm_config", _VLLM_CONFIG),
             ("eplb", _NoEplb()),
             ("speculator", None),
             ("compilation_config", SimpleNamespace(cudagraph_mode=None)),
+            # Read by the released port (0.23.0.post1), not by the snapshot's.
+            ("num_computed_tokens_event", _HostEvent()),
+            ("num_computed_tokens_cpu", runner.Derived(_host_num_computed_tokens)),
         ),
         pcp_kwargs=(("vllm_config", _VLLM_CONFIG),),
     ),
@@ -137,7 +163,8 @@ class SlotTable(interface.SlotTable):
 InputBuffers = interface.buffers_class(npu_batch.AscendInputBuffers)
 MAX_MODEL_LEN = interface.MAX_MODEL_LEN
 update_states = _guarded(interface.update_states)
-sort_batch_req_ids = _guarded(interface.sort_batch_req_ids)
+if upstream.API.sort is not None:  # else vLLM sorts inline: the target does not define it
+    sort_batch_req_ids = _guarded(interface.sort_batch_req_ids)
 gather_batch_req_state = _guarded(interface.gather_batch_req_state)
 prepare_inputs = _guarded(interface.prepare_inputs)
 make_dummy = _guarded(interface.make_dummy)
@@ -165,9 +192,10 @@ def partition_batch(
     )
 
 
+LACKS = {} if npu_pcp is not None else {"pcp": "this vllm-ascend's port has no PCP manager"}
 with stand_ins.guard("the import-time probe"):
-    probe.probe(who=f"vllm-ascend ({SRC}) on vLLM {upstream.VERSION}")
-    CONTRACT_REVISION = _pcp.contract_revision()
+    probe.probe(LACKS, who=f"vllm-ascend ({SRC}) on vLLM {upstream.VERSION}")
+    CONTRACT_REVISION = _pcp.contract_revision() if npu_pcp is not None else "#51210"
 
 VLLM_VERSION = upstream.VERSION
 TARGET_DESCRIPTION = (
@@ -180,7 +208,10 @@ DISCLOSURES = [
     f"generated, not from the checkout: vllm_ascend/_build_info.py ({BUILD_INFO.strip()!r}), "
     f"in a temporary overlay",
     "runner attributes set by the adapter: vllm_config (generate, no speculative config, "
-    "chunked prefill), eplb (no-op), speculator None",
+    "chunked prefill), eplb (no-op), speculator None; for the released port, "
+    "num_computed_tokens_event (no-op: host copies are done when they return) and "
+    "num_computed_tokens_cpu (a host copy of the slot table's num_computed_tokens, what "
+    "its post-step copy leaves)",
     "PCP local buffers: vLLM's InputBuffers as views of the suite's AscendInputBuffers "
     "(query_start_loc's first max_num_reqs + 1 rows), as the port's PCPManager allocates",
 ]

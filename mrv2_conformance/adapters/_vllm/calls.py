@@ -12,6 +12,8 @@ from typing import Any
 class UnknownApi(Exception):
     """The installed release has an API the adapter does not know how to drive."""
 
+    names_itself = True  # its message says what and where; no frame is added
+
 
 def _member(release: str, owner: Any, path: str) -> Any:
     value = owner

@@ -37,13 +37,14 @@ def target_attributes(
         LACKS=lacks,
         InputBuffers=interface.buffers_class(classes.input_buffers),
         SlotTable=interface.SlotTable,
-        sort_batch_req_ids=interface.sort_batch_req_ids,
         gather_batch_req_state=interface.gather_batch_req_state,
         prepare_inputs=interface.prepare_inputs,
         make_dummy=interface.make_dummy,
         async_copy_to_gpu=interface.async_copy_to_gpu,
         update_states=interface.update_states,
     )
+    if upstream.API.sort is not None:  # else the target does not define it: its properties
+        attrs["sort_batch_req_ids"] = interface.sort_batch_req_ids  # fail, naming it
     revision, source = DEFAULT_REVISION, "what a runner without PCP can claim"
     if "pcp" not in lacks:
         from mrv2_conformance.adapters._vllm import pcp

@@ -77,7 +77,7 @@ def sort_batch_req_ids(
     decode_query_len: int,
 ) -> list[str]:
     # Before #51210 the sort had no drafts parameter: drafts did not affect the order.
-    return API.sort(
+    return need(API.sort, "sort_batch_req_ids (it sorts inline in prepare_inputs)")(
         num_tokens_per_req=num_tokens_per_req,
         draft_tokens=draft_tokens,
         decode_query_len=decode_query_len,

@@ -98,6 +98,14 @@ class _StandIn:
         )
 
 
+@dataclasses.dataclass(frozen=True)
+class Derived:
+    """A runner attribute computed from the stand-in once its other attributes are set
+    (a plugin's host copy of the slot table's state, sized like it)."""
+
+    compute: Any  # Callable[[runner], value]
+
+
 @functools.cache
 def stand_in_class(runner_class: type) -> type:
     """``runner_class`` itself, built without its ``__init__`` (which wants a whole
@@ -114,6 +122,9 @@ def stand_in(req_states: Any, decode_query_len: int, input_buffers: Any = None) 
         **dict(API.classes.runner_attrs),
         "req_states": req_states,
         "decode_query_len": decode_query_len,
+        # What a runner with that many draft tokens per step was configured with (older
+        # releases size the drafts' expansion by it).
+        "num_speculative_steps": decode_query_len - 1,
     }
     if input_buffers is not None:
         attrs.update(
@@ -122,6 +133,9 @@ def stand_in(req_states: Any, decode_query_len: int, input_buffers: Any = None) 
             max_num_reqs=input_buffers.max_num_reqs,
         )
     vars(runner).update(attrs)  # (a read-only property of the class keeps its own value)
+    for name, value in attrs.items():
+        if isinstance(value, Derived):
+            vars(runner)[name] = value.compute(runner)
     return runner
 
 
@@ -220,6 +234,7 @@ def eager_descriptor(num_tokens: int) -> Any:
 __all__ = [
     "BOOKKEEPING",
     "Bookkeeping",
+    "Derived",
     "eager_descriptor",
     "scheduler_output",
     "scheduler_output_of",

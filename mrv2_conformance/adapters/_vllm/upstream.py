@@ -81,7 +81,7 @@ class Api:
     """How this release's MRV2 functions are called (each found by signature)."""
 
     classes: Classes
-    sort: Call
+    sort: Call | None  # None: the release sorts inline in prepare_inputs
     gather: Call | None  # GPUModelRunner.gather_batch_req_state (0.28.0+); before, inline
     prepare: Call
     update_requests: Call
@@ -128,11 +128,15 @@ def detect(classes: Classes = UPSTREAM, who: str = f"vLLM {VERSION}") -> Api:
     has_gather = hasattr(run, "gather_batch_req_state")
     api = Api(
         classes=classes,
+        # Before 0.24 or so the order is inline in prepare_inputs (vLLM 0.23.0:
+        # sorted(num_tokens_per_req, key=num_tokens_per_req.get)): no function to call.
         sort=find(
             model_runner,
             "sort_batch_req_ids",
             ("num_tokens_per_req", "draft_tokens", "decode_query_len"),
-        ),
+        )
+        if hasattr(model_runner, "sort_batch_req_ids")
+        else None,
         gather=find(run, "gather_batch_req_state", ("scheduler_output", "dummy_run"), method=True)
         if has_gather
         else None,
