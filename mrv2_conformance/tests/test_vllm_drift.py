@@ -61,3 +61,37 @@ def test_three_changes_are_named_in_one_message():
     assert "InputBatch.make_dummy takes 'page_size'" in message, message
     assert "GPUModelRunner reads self.new_knob" in message, message
     assert message.count("\n  - ") == 3, message
+
+
+REPLACED_COPY = textwrap.dedent(
+    """
+    from mrv2_conformance.adapters._vllm.environment import configure_before_import
+
+    configure_before_import()
+    from vllm.v1.worker.gpu import model_runner
+
+    if {replace} and hasattr(model_runner, "async_tensor_h2d"):
+        model_runner.async_tensor_h2d = lambda data, device=None, dtype=None, out=None: data
+    import mrv2_conformance.adapters.vllm as target
+
+    print(sorted(target.CONDITIONS), hasattr(model_runner, "async_tensor_h2d"))
+    """
+)
+
+
+@pytest.mark.parametrize("replace", [False, True])
+def test_the_host_copy_cause_is_declared_only_where_upstreams_copy_runs(replace):
+    """xfails entries that need "accelerator build on the host" describe upstream's
+    async_tensor_h2d on the host: a build that replaces that copy must not get them."""
+    proc = subprocess.run(
+        [sys.executable, "-W", "ignore", "-c", REPLACED_COPY.format(replace=replace)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    conditions, uses_it = proc.stdout.strip().splitlines()[-1].rsplit(" ", 1)
+    # 0.30.0 and later copy with async_tensor_h2d; before, there is nothing to replace
+    # (and the entries that need the cause do not apply there).
+    expected = "[]" if replace and uses_it == "True" else "['accelerator build on the host']"
+    assert conditions == expected, proc.stdout

@@ -4,6 +4,7 @@ for the classes ``upstream.API`` drives: vLLM's own (``adapters.vllm``) or a plu
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from mrv2_conformance.adapters._vllm import environment, interface, probe, upstream
@@ -31,7 +32,9 @@ def target_attributes(
         # The causes xfails entries may require (plugin/xfails.py, CONDITIONS).
         CONDITIONS=(
             set()
-            if environment.has_accelerator() or environment.is_host_build()
+            if environment.has_accelerator()
+            or environment.is_host_build()
+            or not _upstream_copy_runs()
             else {"accelerator build on the host"}
         ),
         LACKS=lacks,
@@ -67,6 +70,28 @@ def target_attributes(
         ),
     )
     return attrs
+
+
+def _upstream_copy_runs() -> bool:
+    """Whether the host-to-device copy that runs is upstream's
+    ``vllm/utils/torch_utils.py::async_tensor_h2d`` (0.30.0+), the code whose host-to-host
+    no-op the "accelerator build on the host" entries describe: the one the adapter calls,
+    and the one each module that copies (upstream's and the driven runner's) has bound.
+    A build that replaces it anywhere does not declare that cause, so its aliasing is
+    reported. Before 0.30.0 those entries do not apply (True)."""
+    tu = upstream.torch_utils
+    if tu is None:
+        return True
+    fn = getattr(tu, "async_tensor_h2d", None)
+    code = getattr(fn, "__code__", None)
+    if code is None or not code.co_filename.replace("\\", "/").endswith(
+        "vllm/utils/torch_utils.py"
+    ):
+        return False
+    users = [upstream.model_runner, upstream.buffer_utils, upstream.pcp_manager]
+    users.append(sys.modules.get(upstream.API.classes.runner.__module__))
+    bound = [getattr(m, "async_tensor_h2d", fn) for m in users if m is not None]
+    return upstream.API.h2d.fn is fn and all(b is fn for b in bound)
 
 
 __all__ = ["target_attributes"]
