@@ -177,6 +177,22 @@ def guarded(target: str, name: str, fn: Callable[..., Any]) -> Callable[..., Any
     return call
 
 
+def call_once_within(
+    seconds: float, target: str, name: str, fn: Callable[..., Any], *args: Any
+) -> Any:
+    """``fn(*args)`` under a deadline of its own (the target's import), leaving no
+    trace: the per-call deadline is restored, and neither a hang nor the time taken is
+    kept against ``name``."""
+    saved = WATCH.seconds
+    configure(seconds)
+    try:
+        return guarded(target, name, fn)(*args)
+    finally:
+        configure(saved)
+        WATCH.hung.pop(name, None)
+        WATCH.slowest.pop(name, None)
+
+
 def _ledgered(target: str, name: str, fn: Callable[..., Any], args: Any, kwargs: Any) -> Any:
     LEDGER.write(f"{target}|{name}")
     try:
@@ -195,4 +211,12 @@ def _timed(name: str, fn: Callable[..., Any], args: Any, kwargs: Any) -> Any:
             WATCH.slowest[name] = took
 
 
-__all__ = ["CALLS_DIR_ENV", "SIGNAL", "adopt_dead_calls", "configure", "guarded", "take_slowest"]
+__all__ = [
+    "CALLS_DIR_ENV",
+    "SIGNAL",
+    "adopt_dead_calls",
+    "call_once_within",
+    "configure",
+    "guarded",
+    "take_slowest",
+]

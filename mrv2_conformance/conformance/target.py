@@ -5,6 +5,7 @@ Loading a target by name is the plugin's (plugin/target.py)."""
 
 from __future__ import annotations
 
+import functools
 from types import ModuleType
 from typing import Any
 
@@ -46,7 +47,7 @@ class Target:
         strategies/limits.py), or None: the contract's int32."""
         return getattr(self.module, "MAX_MODEL_LEN", None)
 
-    @property
+    @functools.cached_property
     def lacks(self) -> dict[str, str]:
         """The capabilities the target declares it does not implement (``LACKS``,
         contract.CAPABILITIES), checked at load."""

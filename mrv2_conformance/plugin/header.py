@@ -36,7 +36,6 @@ def run_meta(config: pytest.Config, *, on_controller: bool = False) -> dict[str,
     )
     revision = "" if tgt.unavailable else tgt.revision
     max_model_len = None if tgt.unavailable else tgt.max_model_len
-    lacks = {} if tgt.unavailable else tgt.lacks
     devices = (
         "cpu; accelerators: those each worker sees, listed in the report"
         if on_controller
@@ -47,7 +46,7 @@ def run_meta(config: pytest.Config, *, on_controller: bool = False) -> dict[str,
         "target_description": description,
         "contract_revision": revision,
         "max_model_len": max_model_len,
-        "lacks": lacks,
+        "lacks": tgt.lacks,  # {} for an unavailable target (no module)
         "versions": f"python {platform.python_version()}, numpy {_version('numpy')}, "
         f"torch {_version('torch')}, hypothesis {hypothesis_version}",
         "devices": devices,

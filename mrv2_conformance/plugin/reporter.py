@@ -5,6 +5,7 @@ in runs of the suite; the records it reads are on the config (plugin/session.py)
 from __future__ import annotations
 
 import datetime
+import sys
 from collections.abc import Generator
 from typing import Any, cast
 
@@ -47,16 +48,10 @@ def pytest_runtest_makereport(
 
 
 def _slowest_call() -> tuple[str, float] | None:
-    """The slowest target call of the test that just ran (conformance/deadline.py)."""
-    import sys
-
+    """The slowest target call of the test that just ran (conformance/deadline.py; not
+    imported here: a run that calls no target function never loads it)."""
     deadline = sys.modules.get("mrv2_conformance.conformance.deadline")
     return None if deadline is None else deadline.take_slowest()
-
-
-def _lacks(state: Any) -> dict[str, str]:
-    tgt = state.target
-    return {} if tgt is None or tgt.unavailable else tgt.lacks
 
 
 class Records:
@@ -143,7 +138,11 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         )
     else:
         line = conformance_report.overall(
-            state.target_name, state.records, interrupted, partial, _lacks(state)
+            state.target_name,
+            state.records,
+            interrupted,
+            partial,
+            state.target.lacks if state.target is not None else {},
         )
         tr.write_line(line, bold=True, green=" conforms " in line, red="NOT" in line)
     if any(r["outcome"] in ("failed", "xpassed") for r in state.records) or interrupted:

@@ -72,11 +72,4 @@ def _import(name: str, timeout: float) -> ModuleType:
     """The target's import, ended by the per-call watchdog past ``timeout`` seconds."""
     from mrv2_conformance.conformance import deadline
 
-    saved = deadline.WATCH.seconds
-    deadline.configure(timeout)
-    try:
-        return deadline.guarded(name, "import", importlib.import_module)(name)
-    finally:
-        deadline.configure(saved)
-        deadline.WATCH.hung.pop("import", None)
-        deadline.WATCH.slowest.pop("import", None)  # not a call of a property
+    return deadline.call_once_within(timeout, name, "import", importlib.import_module, name)

