@@ -67,9 +67,11 @@ def selects(markexpr: str, marks: set[str]) -> bool:
 
 def requires_device(markexpr: str, markers: list[str]) -> bool:
     """Whether ``-m markexpr`` selects no test that runs without an accelerator: false
-    for every test's markers (one of ``markers``, or none) without ``gpu``."""
+    for every test's markers (one of ``markers``, or none, each with or without
+    Hypothesis' own ``hypothesis`` mark, which HypoFuzz selects by) without ``gpu``."""
+    one_each = [set(), *({m} for m in markers)]
     return bool(markexpr) and not any(
-        selects(markexpr, k) for k in [set(), *({m} for m in markers)]
+        selects(markexpr, k | extra) for k in one_each for extra in (set(), {"hypothesis"})
     )
 
 

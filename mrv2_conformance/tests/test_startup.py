@@ -47,6 +47,14 @@ def test_gpu_marker_without_a_device():
     assert run_suite(*ONE, "-m", "gpu or slot_table").returncode == pytest.ExitCode.OK
 
 
+def test_hypothesis_marker_selects_cpu_properties():
+    """Hypothesis marks every property ``hypothesis``; HypoFuzz collects by it."""
+    families = ["slot_table", "pcp", "negative_controls"]
+    assert not startup.requires_device("hypothesis", families)
+    assert not startup.requires_device("hypothesis and slot_table", families)
+    assert startup.requires_device("hypothesis and gpu", families)
+
+
 def test_named_device_that_is_not_visible():
     assert_usage_error(
         run_suite(*ONE, "--device", "npu"), "--device npu: no npu device is visible to torch"
