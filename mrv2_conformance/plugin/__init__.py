@@ -73,17 +73,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--save-failures",
         default=None,
-        type=Path,
-        metavar="DIR",
-        help="store every falsifying example in this Hypothesis example "
-        "database (the run is not derandomized)",
+        metavar="DIR|URL",
+        help="store every falsifying example in this Hypothesis example database: "
+        "a directory, or a Redis server shared by many machines (redis://host:port/db) "
+        "(the run is not derandomized)",
     )
     group.addoption(
         "--replay",
         default=None,
-        type=Path,
-        metavar="DIR",
-        help="run only the examples stored by --save-failures DIR, no search",
+        metavar="DIR|URL",
+        help="run only the examples stored in this example database (by "
+        "--save-failures or a campaign), no search",
     )
     group.addoption(
         "--reproduce",

@@ -80,16 +80,20 @@ def derandomized(name: str) -> bool:
 
 
 def apply_example_database(config: pytest.Config) -> None:
+    """--save-failures / --replay: a directory or a Redis URL (exampledb.py), checked
+    to answer before collection (plugin/startup.py)."""
     from hypothesis import Phase, settings
-    from hypothesis.database import DirectoryBasedExampleDatabase
+    from mrv2_conformance import exampledb
 
     save, replay = config.getoption("--save-failures"), config.getoption("--replay")
     if not (save or replay):
         return
-    overrides: dict = {
-        "database": DirectoryBasedExampleDatabase(str(save or replay)),
-        "derandomize": False,
-    }
+    try:
+        database = exampledb.open_database(save or replay)
+    except exampledb.DatabaseError as exc:  # went down since the controller checked
+        option = "--replay" if replay else "--save-failures"
+        raise pytest.UsageError(f"{option} {exc}") from None
+    overrides: dict = {"database": database, "derandomize": False}
     if replay:
         overrides["phases"] = [Phase.explicit, Phase.reuse]
     settings.register_profile("mrv2-examples", parent=settings(), **overrides)

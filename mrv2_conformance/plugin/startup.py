@@ -31,20 +31,32 @@ def check_report_path(path: Path | None) -> None:
         path.unlink()
 
 
-def check_example_databases(save: Path | None, replay: Path | None) -> None:
+def check_example_databases(save: str | None, replay: str | None) -> None:
+    """A directory or a Redis URL (mrv2_conformance/exampledb.py); a Redis server must
+    answer now, and a replay needs something saved."""
+    from mrv2_conformance import exampledb
+
     if save and replay:
         raise pytest.UsageError("--save-failures and --replay are exclusive")
-    if save and save.exists() and not save.is_dir():
-        raise pytest.UsageError(f"--save-failures {save}: is a file, not an example database")
-    if replay is None:
+    option, location = ("--replay", replay) if replay else ("--save-failures", save)
+    if not location:
         return
-    if not replay.is_dir():
-        raise pytest.UsageError(f"--replay {replay}: no such example database")
-    if not any(p.is_file() for p in replay.rglob("*")):
-        raise pytest.UsageError(
-            f"--replay {replay}: the example database is empty "
-            f"(nothing was saved there by --save-failures)"
-        )
+    if not exampledb.is_url(location):
+        path = Path(location)
+        if path.exists() and not path.is_dir():
+            raise pytest.UsageError(f"{option} {location}: is a file, not an example database")
+        if replay and not path.is_dir():
+            raise pytest.UsageError(f"--replay {location}: no such example database")
+    try:
+        if replay and not exampledb.holds_examples(location):
+            raise pytest.UsageError(
+                f"--replay {exampledb.redact(location)}: the example database is empty "
+                f"(nothing was saved there by --save-failures or a campaign)"
+            )
+        if save and exampledb.is_url(save):
+            exampledb.open_database(save)
+    except exampledb.DatabaseError as exc:
+        raise pytest.UsageError(f"{option} {exc}") from None
 
 
 def selects(markexpr: str, marks: set[str]) -> bool:

@@ -157,6 +157,10 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
     try:
         return (yield)
     except BaseException as exc:
+        lost = _database_outage(item.config, exc)
+        if lost:  # every later property would fail the same way: one line, and stop
+            item.session.shouldstop = lost
+            raise pytest.fail.Exception(lost, pytrace=False) from None
         if is_property(item):
             reproduce.on_failure(item, exc, run(item.config).target_name)
         raise
@@ -174,6 +178,22 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
                 f"can be trusted: {'; '.join(changes[:6])}",
                 pytrace=False,
             )
+
+
+def _database_outage(config: pytest.Config, exc: BaseException) -> str:
+    """The line that ends a run whose shared example database went away mid-run."""
+    location = config.getoption("--save-failures") or config.getoption("--replay")
+    from mrv2_conformance import exampledb
+
+    if not location or not exampledb.is_url(location):
+        return ""
+    why = exampledb.outage(exc)
+    return (
+        f"the example database {exampledb.redact(location)} stopped answering ({why}); "
+        f"the run stops here"
+        if why
+        else ""
+    )
 
 
 @pytest.fixture(scope="session", name="target")
