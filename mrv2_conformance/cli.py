@@ -145,6 +145,10 @@ def usage() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["campaign"]:  # a fuzzing campaign (mrv2_conformance/campaign/)
+        from mrv2_conformance.campaign import command
+
+        return command.main(args[1:])
     if "--help-pytest" in args:
         return int(pytest.main(pytest_args(["--help"])))
     if "-h" in args or "--help" in args:

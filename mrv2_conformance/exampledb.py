@@ -24,6 +24,13 @@ KEY_PREFIX = b"hypothesis-example:"
 INSTALL_HINT = "pip install 'mrv2-conformance[redis]' (the redis client)"
 
 
+# One database object per URL and process (its forks included): two Redis databases
+# compare equal only if they share a client, and HypoFuzz leaves out a property whose
+# database differs from the default one (a test module imported before a fork keeps the
+# object it was decorated with). redis-py makes a fork's connections anew.
+_OPENED: dict[str, ExampleDatabase] = {}
+
+
 class DatabaseError(Exception):
     """The example database cannot be used: the message is the one line to print."""
 
@@ -90,7 +97,9 @@ def open_database(location: str | Path) -> ExampleDatabase:
 
     url = str(location)
     _reach(url)
-    return RedisExampleDatabase(_client(url), key_prefix=KEY_PREFIX)
+    if url not in _OPENED:
+        _OPENED[url] = RedisExampleDatabase(_client(url), key_prefix=KEY_PREFIX)
+    return _OPENED[url]
 
 
 def holds_examples(location: str | Path) -> bool:

@@ -74,16 +74,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--save-failures",
         default=None,
         metavar="DIR|URL",
-        help="store every falsifying example in this Hypothesis example database: "
-        "a directory, or a Redis server shared by many machines (redis://host:port/db) "
-        "(the run is not derandomized)",
+        help="store every falsifying example in this Hypothesis example database, a "
+        "directory or a shared Redis server (redis://host:port/db); not derandomized",
     )
     group.addoption(
         "--replay",
         default=None,
         metavar="DIR|URL",
-        help="run only the examples stored in this example database (by "
-        "--save-failures or a campaign), no search",
+        help="run only the examples stored in this database (--save-failures, a campaign)",
     )
     group.addoption(
         "--reproduce",
@@ -96,9 +94,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--device-type",
         "--device",
         default=None,
-        help="accelerator device type tested besides cpu, e.g. cuda or xpu "
-        f"(default: ${DEVICE_ENV_VAR} or 'cuda'); named explicitly, it must "
-        "be visible",
+        help="accelerator device type tested besides cpu, e.g. cuda or xpu (default: "
+        f"${DEVICE_ENV_VAR} or 'cuda'); named explicitly, it must be visible",
     )
     group.addoption(
         "--target-timeout",
@@ -199,6 +196,7 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     from hypothesis import settings
     from mrv2_conformance.plugin import (
+        campaign,
         deviations,
         header,
         profiles,
@@ -229,6 +227,8 @@ def pytest_configure(config: pytest.Config) -> None:
         targets.load_for_tests(config)
     state.xfails = deviations.load(config)
     pm.register(deviations, "mrv2-deviations")
+    if campaign.active():  # HypoFuzz calls the properties (plugin/campaign.py)
+        pm.register(campaign, "mrv2-campaign")
     profiles.apply_example_database(config)
 
 

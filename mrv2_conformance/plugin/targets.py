@@ -126,9 +126,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         else 0
     )
     for item in items:
+        _examples_keyed_by_node(item)
         if timeout and is_property(item) and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(timeout, method="signal"))
             timeouts.guard_timeouts(item, run(config).target_name, timeout)
+
+
+def _examples_keyed_by_node(item: pytest.Item) -> None:
+    """Store every property's examples under its node id, as HypoFuzz does (Hypothesis
+    itself adds the id only for a parametrized test, when it runs): a campaign's finds
+    then replay in a plain run of the same property."""
+    if hasattr(item, "callspec") or not is_property(item):
+        return
+    fn = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
+    handle = getattr(fn, "hypothesis", None)
+    if handle is not None:
+        handle.inner_test._hypothesis_internal_add_digest = item.nodeid.encode()
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
