@@ -137,8 +137,8 @@ def report(args: argparse.Namespace, targets: list, since: float, target: str) -
     )
     bad = [r for r in rows if r.finds or r.unconfirmed or r.fatal]
     for row in bad:
-        for find in row.finds:
-            print(f"FOUND {row.nodeid}: {find}")
+        for find, at in zip(row.finds, row.found_at, strict=True):
+            print(f"FOUND {row.nodeid} ({max(0.0, at - since):.1f} s in): {find}")
         for find in row.unconfirmed:
             print(
                 f"FOUND, NOT CONFIRMED {row.nodeid}: HypoFuzz's last run of the shrunk "

@@ -17,6 +17,7 @@ class Property:
     examples: int = 0
     seconds: float = 0.0  # summed over the workers that ran it
     finds: list[str] = field(default_factory=list)  # one line per shrunk failure
+    found_at: list[float] = field(default_factory=list)  # when each was recorded (Unix)
     # Finds whose last run by HypoFuzz (the shrunk example, run once more to record it)
     # did not fail: flaky in the campaign's process; the replay tells.
     unconfirmed: list[str] = field(default_factory=list)
@@ -86,6 +87,8 @@ def read(targets: Sequence[Any], database: Any, *, since: float = 0.0) -> list[P
             observation = observed.fetch(target.database_key, choices)
             failed = observation is not None and observation.status.value == "failed"
             (row.finds if failed else row.unconfirmed).append(headline(observation))
+            if failed:
+                row.found_at.append(observation.run_start)
         fatal = db.fatal_failures.fetch(target.database_key)
         if fatal is not None:
             lines = [line for line in fatal.traceback.splitlines() if line.strip()]

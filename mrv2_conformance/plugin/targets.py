@@ -126,7 +126,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         else 0
     )
     for item in items:
-        _examples_keyed_by_node(item)
         if timeout and is_property(item) and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(timeout, method="signal"))
             timeouts.guard_timeouts(item, run(config).target_name, timeout)
@@ -134,10 +133,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def _examples_keyed_by_node(item: pytest.Item) -> None:
     """Store every property's examples under its node id, as HypoFuzz does (Hypothesis
-    itself adds the id only for a parametrized test, when it runs): a campaign's finds
-    then replay in a plain run of the same property."""
-    if hasattr(item, "callspec") or not is_property(item):
-        return
+    itself adds the id only to a test parametrized by a mark, not to the device-generic
+    ones): a campaign's finds then replay in a plain run of the same property. Set as
+    each item runs: the items of one function share its Hypothesis test."""
     fn = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
     handle = getattr(fn, "hypothesis", None)
     if handle is not None:
@@ -167,6 +165,8 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
     """A failed property's reproduction commands replace Hypothesis' hint
     (plugin/reproduce.py). After every test of the target: the suite's own code must
     be as it was before the target was imported (conformance/reference.py)."""
+    if is_property(item):
+        _examples_keyed_by_node(item)
     try:
         return (yield)
     except BaseException as exc:

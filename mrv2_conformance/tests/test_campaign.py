@@ -18,7 +18,7 @@ import pytest
 from hypothesis.internal.reflection import function_digest
 from mrv2_conformance.plugin import xfails
 from mrv2_conformance.plugin.campaign import _absorbing
-from mrv2_conformance.tests.helpers import pasted
+from mrv2_conformance.tests.helpers import pasted, run_suite
 
 HAVE_HYPOFUZZ = importlib.util.find_spec("hypofuzz") is not None
 if os.environ.get("MRV2_REQUIRE_CAMPAIGN") == "1" and not HAVE_HYPOFUZZ:
@@ -30,6 +30,8 @@ needs_hypofuzz = pytest.mark.skipif(
 MUTANT = "mrv2_conformance.tests.mutants.m_sort_unstable"
 SORT = "test_sort_matches_reference"
 BUDGET_S = "45"
+# A confirmed find's line, and the replay command printed after its property's finds.
+FIRST_FIND = r"^FOUND (\S+) \([\d.]+ s in\): (.+)$(?:\n.*)*?\n  replay: (mrv2-conformance .+)$"
 
 
 def campaign(*args: str, cwd: Path) -> subprocess.Popen:
@@ -64,9 +66,7 @@ def test_two_campaigns_share_redis_and_a_third_process_replays_the_find(tmp_path
         found = [out for code, out in runs if code == 1 and "\nFOUND conformance/" in out]
         assert found, "\n\n".join(out[-3000:] for _, out in runs)
         # The first confirmed find, and the command printed for its property.
-        find = re.search(
-            r"^FOUND (\S+): (.+)$(?:\n.*)*?\n  replay: (mrv2-conformance .+)$", found[0], re.M
-        )
+        find = re.search(FIRST_FIND, found[0], re.M)
         assert find, found[0][-3000:]
         nodeid, message, command = find.groups()
         assert url in command and MUTANT in command
@@ -160,3 +160,34 @@ def test_absorbing_keeps_hypothesis_database_key():
     absorbing = _absorbing(prop, {})
     absorbing._hypothesis_internal_add_digest = prop._hypothesis_internal_add_digest
     assert function_digest(absorbing) == function_digest(prop)
+
+
+def test_every_property_is_keyed_by_its_node_id(tmp_path):
+    """As HypoFuzz keys a property's examples, so a plain run does, the device-generic
+    properties included (Hypothesis keys those by their function alone): a campaign's
+    find of one replays in a plain run. (A property without explicit examples: a
+    failing explicit example is never saved.)"""
+    from hypothesis.database import DirectoryBasedExampleDatabase
+    from mrv2_conformance.conformance.test_dtype_width import (
+        test_async_copy_to_gpu_keeps_dtype as prop,
+    )
+
+    db = tmp_path / "db"
+    proc = run_suite(
+        "conformance/test_dtype_width.py",
+        "-k",
+        "test_async_copy_to_gpu_keeps_dtype and cpu",
+        "--target",
+        "mrv2_conformance.tests.mutants.m_copy_narrows_int64",
+        f"--save-failures={db}",
+    )
+    failed = re.search(r"^FAILED (\S+\[cpu\])", proc.stdout, re.M)
+    assert proc.returncode == pytest.ExitCode.TESTS_FAILED and failed, proc.stdout[-3000:]
+    inner = prop.hypothesis.inner_test
+    before = getattr(inner, "_hypothesis_internal_add_digest", None)
+    try:
+        inner._hypothesis_internal_add_digest = failed.group(1).encode()
+        key = function_digest(inner)
+    finally:
+        inner._hypothesis_internal_add_digest = before
+    assert list(DirectoryBasedExampleDatabase(str(db)).fetch(key)), "not keyed by its node id"
