@@ -92,36 +92,43 @@ def check(args: argparse.Namespace) -> None:
         raise UsageError(f"--database {args.database}: is a file, not an example database")
 
 
-def fuzz(args: argparse.Namespace, collect_with: list[str]) -> int:
+def fuzz(args: argparse.Namespace, collect_with: list[str]) -> bool:
     """Run HypoFuzz in its own process group for the budget; the group is stopped
-    after it (HypoFuzz itself runs until every property has failed)."""
+    after it (HypoFuzz itself runs until every property has failed). Whether the
+    campaign was interrupted (Ctrl-C): what it found so far is reported all the same."""
     dashboard = ["--dashboard", "--port", str(args.port)] if args.dashboard else ["--no-dashboard"]
     cmd = [sys.executable, "-m", "mrv2_conformance.campaign.fuzz"]
     cmd += ["-n", str(args.processes), *dashboard, "--", *collect_with]
     proc = subprocess.Popen(cmd, start_new_session=True)
+    interrupted = False
     try:
         proc.wait(timeout=args.seconds)
     except subprocess.TimeoutExpired:
-        _stop(proc)
+        pass
     except KeyboardInterrupt:
-        _stop(proc)
-        raise
-    return proc.returncode
+        interrupted = True
+    _stop(proc)
+    return interrupted
 
 
 def _stop(proc: subprocess.Popen) -> None:
-    for sig, wait in ((signal.SIGTERM, STOP_GRACE_S), (signal.SIGKILL, None)):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, sig)
+    """SIGTERM to the whole group (each process finishes its queued database writes
+    and leaves: campaign/fuzz.py), then SIGKILL to what is left after the grace."""
+    group = proc.pid
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(group, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_GRACE_S
+    while time.monotonic() < deadline:
+        proc.poll()  # reaps the group's leader once it has left
         try:
-            proc.wait(timeout=wait)
-            if sig == signal.SIGTERM:  # the group's other processes too
-                os.killpg(proc.pid, signal.SIGKILL)
-            return
-        except subprocess.TimeoutExpired:
-            continue
+            os.killpg(group, 0)
         except ProcessLookupError:
-            return
+            break
+        time.sleep(0.1)
+    else:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(group, signal.SIGKILL)
+    proc.wait()
 
 
 def report(args: argparse.Namespace, targets: list, since: float, target: str) -> int:
@@ -133,7 +140,8 @@ def report(args: argparse.Namespace, targets: list, since: float, target: str) -
     examples = sum(r.examples for r in rows)
     print(
         f"\ncampaign: {len(rows)} properties of {target}, {examples} examples in "
-        f"{args.seconds:g} s over {args.processes} process(es); database {_shown(args)}"
+        f"{time.time() - since:.0f} s over {args.processes} process(es); "
+        f"database {_shown(args)}"
     )
     bad = [r for r in rows if r.finds or r.unconfirmed or r.fatal]
     for row in bad:
@@ -187,5 +195,6 @@ def main(argv: list[str]) -> int:
         )
         return 5
     since = time.time()
-    fuzz(args, collect_with)
+    if fuzz(args, collect_with):
+        print(f"\ninterrupted after {time.time() - since:.0f} s", file=sys.stderr)
     return report(args, targets, since, target_name(args.target))

@@ -37,6 +37,9 @@ class _Watch:
         self.hung: dict[str, str] = {}  # function -> what happened
         self.slowest: dict[str, float] = {}
         self.thread: threading.Thread | None = None
+        # What a hang raises: TargetTimeout, a BaseException, so that Hypothesis does not
+        # retry the call; a campaign asks for an Exception (plugin/campaign.py).
+        self.hang_exception: type[BaseException] = TargetTimeout
 
     def start(self) -> None:
         if self.thread is None:
@@ -68,8 +71,16 @@ class _Watch:
                     self.current = None
                     signal.pthread_kill(threading.main_thread().ident or 0, SIGNAL)
 
+    def after_fork(self) -> None:
+        """In a forked child (HypoFuzz's workers are): the watchdog thread did not come
+        along, and its lock may have been held; a new one starts at the next call."""
+        self.lock = threading.Condition()
+        self.current = self.fired = None
+        self.thread = None
+
 
 WATCH = _Watch()
+os.register_at_fork(after_in_child=WATCH.after_fork)
 
 # A folder where each process keeps the call it is in (one small file per process, its
 # pid): a call that kills its process leaves its name behind, and the processes that go
@@ -137,6 +148,10 @@ def configure(seconds: float) -> None:
     WATCH.seconds = max(0.0, float(seconds))
 
 
+def raise_hangs_as(cls: type[BaseException]) -> None:
+    WATCH.hang_exception = cls
+
+
 def take_slowest() -> tuple[str, float] | None:
     """The slowest call since the last take (function, seconds); the record restarts."""
     if not WATCH.slowest:
@@ -154,7 +169,7 @@ def guarded(target: str, name: str, fn: Callable[..., Any]) -> Callable[..., Any
     def call(*args: Any, **kwargs: Any) -> Any:
         earlier = WATCH.hung.get(name)
         if earlier is not None:
-            raise TargetTimeout(f"{earlier}; not called again in this process")
+            raise WATCH.hang_exception(f"{earlier}; not called again in this process")
         on_main = threading.current_thread() is threading.main_thread()
         if not WATCH.seconds or not on_main:
             return _ledgered(target, name, fn, args, kwargs)
@@ -167,6 +182,8 @@ def guarded(target: str, name: str, fn: Callable[..., Any]) -> Callable[..., Any
             return _ledgered(target, name, fn, args, kwargs)
         except TargetTimeout as exc:
             WATCH.hung[name] = f"an earlier call hung: {exc}"
+            if WATCH.hang_exception is not TargetTimeout:
+                raise WATCH.hang_exception(str(exc)) from None
             raise
         finally:
             with WATCH.lock:

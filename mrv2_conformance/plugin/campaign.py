@@ -4,10 +4,15 @@ pytest's runtest hooks. So what those hooks do in a normal run is set up here, a
 collection, for the calls HypoFuzz makes:
 
 - a property that needs a capability the target declares it lacks is skipped (HypoFuzz
-  leaves skipped tests alone), with the reason a normal run gives;
+  leaves skipped tests alone), with the reason a normal run gives; so is a
+  differential one when the target is the reference (its fixture skips it);
 - a failure whose every line a known deviation (the xfails entries) covers is not a
   find: the property goes on being fuzzed for what else there is, as a normal run
-  reports it as expected.
+  reports it as expected;
+- a target call past the per-call deadline is a find (``TargetHung``), as it fails
+  its property in a normal run: the deadline's own exception is a BaseException, so
+  that Hypothesis does not retry a hang, and it would end HypoFuzz's worker instead
+  (the engine loop's calls included).
 
 The per-call deadline and the profiles apply as they do in a normal run (they are set
 at configure and collection). Registered as a plugin only when $MRV2_CAMPAIGN is 1,
@@ -40,24 +45,36 @@ def pytest_collection_modifyitems(
     config: pytest.Config, items: list[pytest.Item]
 ) -> Generator[None, None, None]:
     yield
+    from mrv2_conformance.conformance import deadline
+    from mrv2_conformance.conformance.differential import REFERENCE
     from mrv2_conformance.plugin.targets import is_property, target
+
+    deadline.raise_hangs_as(TargetHung)
 
     tgt = target(config)
     for item in items:
         if not is_property(item):
             continue
+        if tgt.unavailable:  # every property skips, as in a normal run: nothing to fuzz
+            item.add_marker(pytest.mark.skip(reason=f"target unavailable: {tgt.unavailable}"))
+            continue
         marker = item.get_closest_marker("needs")
         lacked = [c for c in (marker.args if marker else ()) if c in tgt.lacks]
-        if lacked and not tgt.unavailable:
+        if lacked:
             why = not_applicable(lacked[0], tgt.lacks[lacked[0]])
             item.add_marker(pytest.mark.skip(reason=why))
             continue
-        entries = item.stash.get(ITEM_XFAILS_KEY, None)
-        if entries:
-            _absorb_known_deviations(item, entries)
+        if tgt.name == REFERENCE and "reference" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.skip(reason="the target is the reference"))
+            continue
+        _wrap(item, item.stash.get(ITEM_XFAILS_KEY, []))
 
 
-def _absorb_known_deviations(item: pytest.Item, entries: list[xfails.Entry]) -> None:
+class TargetHung(Exception):
+    """A target call that did not return within the per-call deadline, in a campaign."""
+
+
+def _wrap(item: pytest.Item, entries: list[xfails.Entry]) -> None:
     """Wrap the property's Hypothesis test (what HypoFuzz calls) once per function;
     its parametrized items share it, so the entries are kept per node id."""
     fn = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))

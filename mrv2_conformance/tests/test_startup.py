@@ -321,3 +321,36 @@ def test_idle_cpus_is_a_share_of_this_process_cpus():
     if idle is None:
         pytest.skip("no /proc/stat here")
     assert 0 <= idle <= len(os.sched_getaffinity(0))
+
+
+def _call_past_the_deadline() -> None:
+    from mrv2_conformance.conformance import deadline
+
+    try:
+        deadline.guarded("t", "sleeps", time.sleep)(30)
+    except deadline.TargetTimeout:
+        os._exit(0)
+    os._exit(1)
+
+
+def test_the_deadline_holds_in_a_forked_child():
+    """A process forked after its watchdog started (HypoFuzz forks its workers from a
+    process that imported the target under the import deadline): the child's calls are
+    watched too, by a watchdog of its own."""
+    import multiprocessing
+
+    from mrv2_conformance.conformance import deadline
+
+    saved = deadline.WATCH.seconds
+    deadline.configure(0.5)
+    try:
+        deadline.guarded("t", "returns", int)()  # the watchdog runs here now
+        assert deadline.WATCH.thread is not None
+        child = multiprocessing.get_context("fork").Process(target=_call_past_the_deadline)
+        child.start()
+        child.join(timeout=20)
+        if child.exitcode is None:
+            child.kill()
+        assert child.exitcode == 0, "the forked child's call was not stopped at its deadline"
+    finally:
+        deadline.configure(saved)
