@@ -75,10 +75,10 @@ def test_two_campaigns_share_redis_and_a_third_process_replays_the_find(tmp_path
     assert replay.returncode == pytest.ExitCode.TESTS_FAILED, out[-3000:]
     assert "stored examples replayed, no search" in out, out[-3000:]
     assert re.search(rf"^FAILED \S*{re.escape(nodeid)}$", out, re.M), out[-3000:]
-    # The same kind of failure (both campaigns may have stored a find of this property,
-    # and the replay reports the smallest).
+    # The same kind of failure (both campaigns may have stored a find of this property:
+    # the replay reports the smallest, or both, as an exception group).
     kind = message.split(":", 1)[0]
-    assert re.search(rf"^E\s+(\S+\.)?{re.escape(kind)}: ", out, re.M), (message, out[-3000:])
+    assert f"{kind}: " in out, (message, out[-3000:])
 
 
 @needs_hypofuzz
