@@ -70,6 +70,12 @@ def _client(url: str, reply_timeout: float = REPLY_TIMEOUT_S) -> Any:
         raise DatabaseError(f"{redact(url)}: not a Redis URL: {exc}") from None
 
 
+def _one_line(exc: BaseException) -> str:
+    """``Type: first line of the message`` of a Redis error."""
+    text = str(exc)
+    return f"{type(exc).__name__}: {text.splitlines()[0] if text else 'no reply'}"
+
+
 def _reach(url: str) -> None:
     """One PING on its own connection, bounded by the connect timeout both ways: a
     listener that never answers is as unreachable as a closed port."""
@@ -80,8 +86,7 @@ def _reach(url: str) -> None:
         client.ping()
     except redis.RedisError as exc:
         raise DatabaseError(
-            f"{redact(url)}: the example database is unreachable: {type(exc).__name__}: "
-            f"{str(exc).splitlines()[0] if str(exc) else 'no reply'}"
+            f"{redact(url)}: the example database is unreachable: {_one_line(exc)}"
         ) from None
     finally:
         client.close()
@@ -130,7 +135,7 @@ def outage(exc: BaseException) -> str:
             continue
         seen.add(id(e))
         if isinstance(e, lost):
-            return f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else 'no reply'}"
+            return _one_line(e)
         todo += [x for x in (e.__cause__, e.__context__) if x is not None]
         todo += list(getattr(e, "exceptions", ()))
     return ""

@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 from mrv2_conformance.contract import not_applicable
 from mrv2_conformance.plugin import xfails
-from mrv2_conformance.plugin.session import ITEM_XFAILS_KEY
+from mrv2_conformance.plugin.session import ITEM_XFAILS_KEY, hypothesis_handle
 
 CAMPAIGN_ENV_VAR = "MRV2_CAMPAIGN"
 
@@ -77,8 +77,7 @@ class TargetHung(Exception):
 def _wrap(item: pytest.Item, entries: list[xfails.Entry]) -> None:
     """Wrap the property's Hypothesis test (what HypoFuzz calls) once per function;
     its parametrized items share it, so the entries are kept per node id."""
-    fn = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
-    handle = getattr(fn, "hypothesis", None)
+    handle = hypothesis_handle(item)
     if handle is None:  # not a @given test (the stateful run sets aside on its own)
         return
     inner = handle.inner_test

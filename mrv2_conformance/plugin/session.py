@@ -61,3 +61,10 @@ def in_suite(path: os.PathLike[str] | str) -> bool:
     """Whether ``path`` is the suite's package folder or lies under it."""
     resolved, root = Path(path).resolve(), suite_root()
     return resolved == root or root in resolved.parents
+
+
+def hypothesis_handle(item: pytest.Item) -> Any:
+    """The ``.hypothesis`` handle of a property's @given test (its ``inner_test`` is
+    where the suite wraps what runs per example), or None for any other test."""
+    obj = getattr(item, "obj", None)
+    return getattr(getattr(obj, "__func__", obj), "hypothesis", None)

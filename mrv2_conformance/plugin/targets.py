@@ -12,7 +12,7 @@ import pytest
 from mrv2_conformance.conformance.target import Target
 from mrv2_conformance.contract import FAMILIES, not_applicable
 from mrv2_conformance.plugin import reproduce, timeouts
-from mrv2_conformance.plugin.session import ITEM_XFAILS_KEY, in_suite, run
+from mrv2_conformance.plugin.session import ITEM_XFAILS_KEY, hypothesis_handle, in_suite, run
 from mrv2_conformance.plugin.target import TargetImportError, load_target
 from mrv2_conformance.plugin.xfails import Entry
 
@@ -136,8 +136,7 @@ def _examples_keyed_by_node(item: pytest.Item) -> None:
     itself adds the id only to a test parametrized by a mark, not to the device-generic
     ones): a campaign's finds then replay in a plain run of the same property. Set as
     each item runs: the items of one function share its Hypothesis test."""
-    fn = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
-    handle = getattr(fn, "hypothesis", None)
+    handle = hypothesis_handle(item)
     if handle is not None:
         handle.inner_test._hypothesis_internal_add_digest = item.nodeid.encode()
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mrv2_conformance.plugin.session import hypothesis_handle
 
 
 def is_timeout(exc: BaseException) -> bool:
@@ -36,7 +37,7 @@ def guard_timeouts(item: pytest.Item, target: str, timeout: float) -> None:
     """Turn pytest-timeout's failure inside a property's body into ``TargetTimeout``,
     which ends the property at once (Hypothesis' ``inner_test`` is the documented
     place to wrap what runs per example)."""
-    hyp = getattr(getattr(item, "obj", None), "hypothesis", None)
+    hyp = hypothesis_handle(item)
     if hyp is None or getattr(hyp.inner_test, "_mrv2_timeout_guard", False):
         return
     inner = hyp.inner_test

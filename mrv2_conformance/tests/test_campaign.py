@@ -53,6 +53,13 @@ def finished(proc: subprocess.Popen) -> tuple[int, str]:
     return proc.returncode, out
 
 
+def short_campaign(tmp_path: Path, target: str, *more: str) -> tuple[int, str]:
+    """A 30 s campaign of one process against ``target``, its database in tmp_path."""
+    database = str(tmp_path / "db")
+    args = ("--seconds", "30", "-n", "1", "--database", database, "--target", target)
+    return finished(campaign(*args, *more, cwd=tmp_path))
+
+
 @needs_hypofuzz
 def test_two_campaigns_share_redis_and_a_third_process_replays_the_find(tmp_path):
     from mrv2_conformance.campaign.server import local_redis
@@ -90,23 +97,7 @@ def test_known_deviations_are_not_finds(tmp_path):
         f"conformance/test_differential.py::{SORT} | order \\(expected: the reference's\\) "
         f"| the mutant's unstable sort, declared\n"
     )
-    code, out = finished(
-        campaign(
-            "--seconds",
-            "30",
-            "-n",
-            "1",
-            "--database",
-            str(tmp_path / "db"),
-            "--target",
-            MUTANT,
-            "--xfails",
-            str(known),
-            "-k",
-            SORT,
-            cwd=tmp_path,
-        )
-    )
+    code, out = short_campaign(tmp_path, MUTANT, "--xfails", str(known), "-k", SORT)
     assert code == 0 and "no find" in out, out[-3000:]
     examples = re.search(r"campaign: 1 properties of .*?, (\d+) examples", out)
     assert examples and int(examples.group(1)) > 0, out[-3000:]
@@ -116,22 +107,13 @@ def test_known_deviations_are_not_finds(tmp_path):
 def test_a_hanging_call_is_a_find_and_the_campaign_goes_on(tmp_path):
     """The per-call deadline applies inside a campaign: the hang is a find (in a normal
     run it fails its property), not the end of HypoFuzz's worker."""
-    code, out = finished(
-        campaign(
-            "--seconds",
-            "30",
-            "-n",
-            "1",
-            "--database",
-            str(tmp_path / "db"),
-            "--target",
-            "mrv2_conformance.tests.targets.hangs",
-            "--target-timeout",
-            "2",
-            "-k",
-            "test_prepare_inputs_values or test_sort_batch_req_ids_is_pure",
-            cwd=tmp_path,
-        )
+    code, out = short_campaign(
+        tmp_path,
+        "mrv2_conformance.tests.targets.hangs",
+        "--target-timeout",
+        "2",
+        "-k",
+        "test_prepare_inputs_values or test_sort_batch_req_ids_is_pure",
     )
     assert code == 1 and re.search(r"^campaign: \d+ properties", out, re.M), out[-3000:]
     assert re.search(
