@@ -100,6 +100,9 @@ CAPABILITIES: dict[str, str] = {
     "max_query_len": "F2's bound on a dummy batch: make_dummy's max_query_len",
 }
 NOT_APPLICABLE = "not applicable (declared by the target)"
+# A device variant's skip reason where no accelerator could be tested on (the
+# simulated device failed to build): its families are then "not checked".
+NO_DEVICE = "no device under test"
 
 
 def check_capabilities(lacks: object, who: str) -> dict[str, str]:

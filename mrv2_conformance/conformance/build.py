@@ -23,10 +23,12 @@ def prepare(target: Target, case: BatchCase, device: str) -> tuple[Any, Any, Any
 
 
 def synchronize(device: str) -> None:
-    """Wait for queued non_blocking copies, so host-side reads see their result."""
+    """The engine's read point: the work queued on the device's *current* stream has
+    run (a model forward runs there). Work left on another stream without an event or
+    wait_stream is not waited for, as the engine would not wait for it either."""
     dev = torch.device(device)
     if dev.type != "cpu":
-        getattr(torch, dev.type).synchronize(dev)
+        torch.get_device_module(dev).current_stream(dev).synchronize()
 
 
 def local_buffers(target: Target, case: PcpCase, device: str) -> Any:

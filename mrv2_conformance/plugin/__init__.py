@@ -37,7 +37,7 @@ from mrv2_conformance.plugin.target import DEFAULT_TARGET, TARGET_ENV_VAR
 # partition_batch on vLLM 0.27.1, upstream's kernels in Triton's interpreter;
 # docs/usage.md, "Hangs"): a call that takes 60 s has hung.
 DEFAULT_TARGET_TIMEOUT_S = 60.0
-DEVICE_ENV_VAR = "MRV2_CONFORMANCE_DEVICE"  # also read by plugin/targets.py
+DEVICE_ENV_VAR = "MRV2_CONFORMANCE_DEVICE"  # also read by plugin/devices.py
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -94,8 +94,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--device-type",
         "--device",
         default=None,
-        help="accelerator device type tested besides cpu, e.g. cuda or xpu (default: "
-        f"${DEVICE_ENV_VAR} or 'cuda'); named explicitly, it must be visible",
+        help=f"accelerator tested besides cpu: cuda, npu, cuda:1 ... (default ${DEVICE_ENV_VAR}, "
+        "else cuda if visible, else the simulated simdev); named, it must be visible",
     )
     group.addoption(
         "--target-timeout",
@@ -146,7 +146,7 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     if not _start(config):
         return
     from mrv2_conformance.plugin import profiles, reproduce, startup, workers
-    from mrv2_conformance.plugin.targets import accelerator_devices, device_choice
+    from mrv2_conformance.plugin.devices import check_devices
 
     profile = profiles.choice(config)
     uses_database = any(config.getoption(o) for o in ("--save-failures", "--replay", "--reproduce"))
@@ -167,14 +167,7 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     if config.getoption("--reproduce"):
         reproduce.parse_blob(config.getoption("--reproduce"))
     workers.fit_to_idle_cpus(config)
-    device_type, explicit = device_choice(config)
-    startup.check_devices(
-        device_type,
-        explicit,
-        config.getoption("markexpr", ""),
-        lambda: accelerator_devices(device_type),
-        [*FAMILIES, "negative_controls"],
-    )
+    check_devices(config, [*FAMILIES, "negative_controls"])
 
 
 @pytest.hookimpl(trylast=True)  # after Hypothesis' plugin loaded --hypothesis-profile

@@ -15,7 +15,14 @@ from mrv2_conformance.contract import CAPABILITIES, NOT_APPLICABLE
 from mrv2_conformance.plugin import reproduce
 from mrv2_conformance.plugin.profiles import current_profile_name
 from mrv2_conformance.plugin.session import is_xdist_controller, run
-from mrv2_conformance.plugin.targets import accelerator_devices, device_choice, target
+from mrv2_conformance.plugin.devices import (
+    SIMULATED,
+    accelerator_devices,
+    device_choice,
+    pinned_device,
+    unavailable_reason,
+)
+from mrv2_conformance.plugin.targets import target
 
 
 def run_meta(config: pytest.Config, *, on_controller: bool = False) -> dict[str, Any]:
@@ -39,7 +46,7 @@ def run_meta(config: pytest.Config, *, on_controller: bool = False) -> dict[str,
     devices = (
         "cpu; accelerators: those each worker sees, listed in the report"
         if on_controller
-        else ", ".join(["cpu", *accelerator_devices(device_type)])
+        else ", ".join(["cpu", *_under_test(config, device_type)])
     )
     return {
         "target": run(config).target_name,
@@ -60,6 +67,15 @@ def run_meta(config: pytest.Config, *, on_controller: bool = False) -> dict[str,
         ),
         "rerun": reproduce.rerun_command(config),
     }
+
+
+def _under_test(config: pytest.Config, device_type: str) -> list[str]:
+    """The accelerators this process tests on (the simulated device: its one device)."""
+    found = accelerator_devices(device_type)
+    if device_type.partition(":")[0] != SIMULATED or not found:
+        return found or [f"none: {unavailable_reason(device_type)}"]
+    worker = getattr(config, "workerinput", {}).get("workerid") or "gw0"
+    return [f"{pinned_device(found, worker)} (simulated accelerator, docs/device.md)"]
 
 
 def suite_commit() -> str:

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mrv2_conformance.contract import FAMILIES, NOT_APPLICABLE
+from mrv2_conformance.contract import FAMILIES, NO_DEVICE, NOT_APPLICABLE
 from mrv2_conformance.plugin.completeness import per_family, tested_anything
 from mrv2_conformance.plugin.verdict import overall, verdict_of
 from mrv2_conformance.plugin.xfails import suite_nodeid
@@ -71,6 +71,8 @@ def record(report: Any) -> dict[str, Any] | None:
         rec["reason"] = str(report.longrepr[2])
         if NOT_APPLICABLE in rec["reason"]:  # contract.not_applicable's text
             rec["not_applicable"] = rec["reason"].partition(": lacks ")[2].partition(" (")[0]
+        elif f"{NO_DEVICE}: " in rec["reason"]:
+            rec["no_device"] = rec["reason"].partition(f"{NO_DEVICE}: ")[2]
     if hasattr(report, "wasxfail"):
         rec["reason"] = report.wasxfail
     for key, value in report.user_properties:

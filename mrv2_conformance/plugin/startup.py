@@ -88,7 +88,12 @@ def requires_device(markexpr: str, markers: list[str]) -> bool:
 
 
 def check_devices(
-    device_type: str, named: bool, markexpr: str, found: Callable[[], list[str]], markers: list[str]
+    device_type: str,
+    named: bool,
+    markexpr: str,
+    found: Callable[[], list[str]],
+    markers: list[str],
+    why: Callable[[], str] | None = None,
 ) -> None:
     """A run whose accelerator part would all skip is an error, not a pass. ``found``
     (which imports torch) is called only when the run needs an accelerator."""
@@ -97,11 +102,13 @@ def check_devices(
             "--device cpu: cpu is always tested; --device names an "
             "accelerator device type (cuda, xpu, npu, ...)"
         )
+    if device_type == "none":  # a host-only run, asked for
+        return
     if not (named or requires_device(markexpr, markers)) or found():
         return
     import torch
 
-    where = f"no {device_type} device is visible to torch {torch.__version__}"
+    where = why() if why else f"no {device_type} device is visible to torch {torch.__version__}"
     if named:
         raise pytest.UsageError(f"--device {device_type}: {where}")
     raise pytest.UsageError(f"-m {markexpr!r} selects only accelerator tests, and {where}")

@@ -5,39 +5,25 @@ Registered as a plugin only in runs of the suite."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Generator
 
 import pytest
 from mrv2_conformance.conformance.target import Target
-from mrv2_conformance.contract import FAMILIES, not_applicable
+from mrv2_conformance.contract import FAMILIES, NO_DEVICE, not_applicable
 from mrv2_conformance.plugin import reproduce, timeouts
+from mrv2_conformance.plugin.devices import (
+    HOST_ONLY,
+    SIMULATED,
+    accelerator_devices,
+    device_choice,
+    pinned_device,
+    unavailable_reason,
+)
 from mrv2_conformance.plugin.session import ITEM_XFAILS_KEY, hypothesis_handle, in_suite, run
 from mrv2_conformance.plugin.target import TargetImportError, load_target
 from mrv2_conformance.plugin.xfails import Entry
 
-DEVICE_ENV_VAR = "MRV2_CONFORMANCE_DEVICE"
 PROPERTY_TIMEOUT_S = 600.0
-
-
-def device_choice(config: pytest.Config) -> tuple[str, bool]:
-    """(accelerator device type, whether the user named it)."""
-    named = config.getoption("--device-type") or os.environ.get(DEVICE_ENV_VAR)
-    return (named or "cuda"), bool(named)
-
-
-def accelerator_devices(device_type: str) -> list[str]:
-    import torch
-
-    backend = getattr(torch, device_type, None)
-    if backend is None or not hasattr(backend, "is_available") or not backend.is_available():
-        return []
-    return [f"{device_type}:{i}" for i in range(backend.device_count())]
-
-
-def pinned_device(devices: list[str], worker_id: str) -> str:
-    """xdist worker gwN -> devices[N % len(devices)]."""
-    return devices[int(worker_id.removeprefix("gw")) % len(devices)]
 
 
 def load_for_tests(config: pytest.Config) -> None:
@@ -72,30 +58,31 @@ def target(config: pytest.Config) -> Target:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "device" not in metafunc.fixturenames or not in_suite(metafunc.definition.path):
         return
-    import torch
-
     device_type = device_choice(metafunc.config)[0]
+    kind = device_type.partition(":")[0]
     params = [pytest.param("cpu", id="cpu")]
+    if kind == HOST_ONLY:
+        metafunc.parametrize("device", params)
+        return
     found = accelerator_devices(device_type)
     worker = getattr(metafunc.config, "workerinput", {}).get("workerid")
-    if worker and found:
-        # Under xdist every worker must collect the same ids: one logical accelerator
-        # param, bound to this worker's own device, so `-n <num_gpus>` spreads the work.
+    if found and (worker or kind == SIMULATED):
+        # One logical accelerator param (every xdist worker collects the same ids),
+        # bound to this worker's own device, so `-n <num_gpus>` spreads the work; the
+        # simulated device is one param serially too, on an index other than 0.
         params.append(
-            pytest.param(pinned_device(found, worker), id=device_type, marks=pytest.mark.gpu)
+            pytest.param(pinned_device(found, worker or "gw0"), id=kind, marks=pytest.mark.gpu)
         )
-    else:
+    elif found:
         params += [pytest.param(d, id=d, marks=pytest.mark.gpu) for d in found]
-    if not found:
+    else:
         params.append(
             pytest.param(
                 device_type,
-                id=device_type,
+                id=kind,
                 marks=[
                     pytest.mark.gpu,
-                    pytest.mark.skip(
-                        reason=f"no {device_type} device visible to torch {torch.__version__}"
-                    ),
+                    pytest.mark.skip(reason=f"{NO_DEVICE}: {unavailable_reason(device_type)}"),
                 ],
             )
         )

@@ -19,6 +19,8 @@ def verdict_of(counts: dict[str, int], interrupted: bool = False, partial: bool 
         return "NON-CONFORMING"
     if interrupted:
         return "incomplete (interrupted)"
+    if counts.get("no_device"):  # its device variants had no device to run on
+        return "not checked on a device"
     if partial:
         return (
             "partial run: not checked whole"
@@ -71,6 +73,12 @@ def overall(
         return (
             f"{target}: PARTIAL RUN ({'; '.join(partial)}), not a conformance result: "
             f"checked {checked(records)} against contract revision {revision}"
+        )
+    no_device = sorted({r["no_device"] for r in records if r.get("no_device")})
+    if no_device:
+        return (
+            f"{target}: device families not checked ({'; '.join(no_device)}), not a "
+            f"conformance result against contract revision {revision}"
         )
     if tally["xfailed"]:  # documented is not conforming
         return (

@@ -8,7 +8,7 @@ import re
 import pytest
 from mrv2_conformance.tests.helpers import run_suite
 
-from mrv2_conformance.plugin.targets import pinned_device
+from mrv2_conformance.plugin.devices import pinned_device
 
 # A property without explicit examples, so that its failure comes from the search (an
 # explicit example fails first, is never saved, and needs no seed to come back).

@@ -36,15 +36,37 @@ def assert_usage_error(proc: subprocess.CompletedProcess, message: str) -> None:
     assert len(out) == 1 and out[0].startswith(f"ERROR: {message}"), "\n".join(out[-30:])
 
 
+def no_compiler(tmp_path) -> dict[str, str]:
+    """An environment where the simulated device cannot be built: an empty build
+    cache and a C++ compiler that does not exist."""
+    return {"MRV2_SIMDEVICE_CACHE": str(tmp_path), "CXX": "/nonexistent/c++"}
+
+
 @no_cuda
-def test_gpu_marker_without_a_device():
+def test_gpu_marker_without_a_device(tmp_path):
+    env = no_compiler(tmp_path)
     assert_usage_error(
-        run_suite(*ONE, "-m", "gpu"),
-        "-m 'gpu' selects only accelerator tests, and no cuda device is visible to torch",
+        run_suite(*ONE, "-m", "gpu", env=env),
+        "-m 'gpu' selects only accelerator tests, and the simulated device is unavailable: "
+        "cannot build simdevice.cpp: /bin/sh: 1: /nonexistent/c++: not found",
     )
-    assert_usage_error(run_suite(*ONE, "-m", "gpu and pcp"), "-m 'gpu and pcp' selects only")
+    assert_usage_error(
+        run_suite(*ONE, "-m", "gpu and pcp", env=env), "-m 'gpu and pcp' selects only"
+    )
     # A marker expression that also selects cpu tests is fine.
-    assert run_suite(*ONE, "-m", "gpu or slot_table").returncode == pytest.ExitCode.OK
+    assert run_suite(*ONE, "-m", "gpu or slot_table", env=env).returncode == pytest.ExitCode.OK
+
+
+@no_cuda
+def test_no_compiler_leaves_the_device_families_not_checked(tmp_path):
+    """A failed build of the simulated device is one line, and the device families
+    say "not checked on a device", never "conforms"."""
+    proc = run_suite("conformance/test_dtype_width.py", "-rs", env=no_compiler(tmp_path))
+    out = proc.stdout
+    assert proc.returncode == pytest.ExitCode.OK, out[-2000:]
+    assert "/nonexistent/c++: not found" in out
+    assert "dtype_width" in out and "not checked on a device" in out, out[-2000:]
+    assert "conforms" not in out
 
 
 def test_hypothesis_marker_selects_cpu_properties():

@@ -53,10 +53,8 @@ def test_host_memory_stand_ins_are_scoped_and_restored():
     view = object()
     buffer_utils = SimpleNamespace(get_accelerator_view_from_cpu_tensor=view)
     saved = torch.zeros, torch.Tensor.pin_memory
-    # No pinned allocator without an accelerator; the message differs by build: a CPU
-    # torch names pinning, a CUDA build without a GPU the missing driver.
-    with pytest.raises(RuntimeError):
-        torch.zeros(2, pin_memory=True)
+    # (No pinned allocator without an accelerator: tests/test_library_facts.py; this
+    # process may have registered the simulated device, which pins.)
     with pytest.raises(ZeroDivisionError), host_memory_stand_ins(buffer_utils):
         t = torch.zeros(3, dtype=torch.int32, pin_memory=True)
         assert t.pin_memory() is t and t.dtype == torch.int32
