@@ -141,9 +141,11 @@ def on_stream(stream: Any) -> Iterator[Any]:
     """Make ``stream`` current on its device for the block (torch.simdev.stream)."""
     import torch
 
+    device = torch.accelerator.current_device_index()  # set_stream sets the device too
     previous = torch.accelerator.current_stream(stream.device)
     torch.accelerator.set_stream(stream)
     try:
         yield stream
     finally:
         torch.accelerator.set_stream(previous)
+        torch.accelerator.set_device_index(device)

@@ -92,6 +92,7 @@ def run_conformance(
     profile: str = "kill",
     selection: list[str] | None = None,
     runner: WarmRunner | None = None,
+    extra: tuple[str, ...] = (),
 ) -> Run:
     """The conformance suite (or the ``selection`` of its properties) against
     ``target``, as a subprocess or a fork of ``runner``."""
@@ -117,6 +118,7 @@ def run_conformance(
                 "junit_family=xunit1",
                 f"--xfails={no_xfails}",
                 f"--conformance-report={report}",
+                *extra,
             ],
             cwd=ROOT,
             output=output,

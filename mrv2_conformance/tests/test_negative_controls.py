@@ -86,6 +86,29 @@ def test_mutant_is_killed_by_its_family(matrix, mutant):
     assert len(crashes) < len(by_family), f"{mutant} is broken, not killed: {crashes}"
 
 
+DEVICE_CLASS = [m for m in km.MUTANTS if getattr(importlib.import_module(m), "DEVICE_CLASS", False)]
+
+
+def test_there_are_enough_device_class_mutants():
+    assert len(DEVICE_CLASS) >= 8, DEVICE_CLASS
+
+
+@pytest.mark.parametrize("mutant", DEVICE_CLASS, ids=lambda m: m.rsplit(".", 1)[-1])
+def test_device_class_mutant_survives_a_host_only_run(matrix, mutant):
+    """Only a second memory shows it: a host-only run (--device none) of its family
+    passes, while the default run (on the simulated device) kills it."""
+    family = km.named_family(mutant)
+    run = km.run_conformance(
+        mutant,
+        selection=[f"conformance/test_{family}.py"],
+        runner=matrix.runner,
+        extra=("--device", "none"),
+    )
+    assert run.outcomes and not run.failed(), (
+        f"{mutant} is killed without a device: {run.failed()} {run.messages}\n{run.stderr}"
+    )
+
+
 def test_every_property_kills_some_mutant(matrix, record_property):
     runs = matrix.all()
     # Shown at the end of the run (tests/conftest.py), from the report itself.

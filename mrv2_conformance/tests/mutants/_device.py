@@ -8,7 +8,8 @@ tests/test_negative_controls.py, which checks both facts."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -48,3 +49,18 @@ def destination(src: torch.Tensor, out: torch.Tensor | None, device: Any) -> tor
 
 def reference_copy(x: Any, out: Any = None, device: Any = None) -> torch.Tensor:
     return h2d.async_copy_to_gpu(x, out=out, device=device)
+
+
+@contextlib.contextmanager
+def side_stream(device: torch.device) -> Iterator[torch.Stream]:
+    """A new stream of ``device``, current for the block (then the old one and the old
+    current device again)."""
+    index = torch.accelerator.current_device_index()
+    previous = torch.accelerator.current_stream(device)
+    side = torch.Stream(device=device)
+    torch.accelerator.set_stream(side)
+    try:
+        yield side
+    finally:
+        torch.accelerator.set_stream(previous)
+        torch.accelerator.set_device_index(index)

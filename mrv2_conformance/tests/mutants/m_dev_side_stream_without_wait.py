@@ -1,0 +1,28 @@
+"""On an accelerator the host-to-device copies run on a side stream, and the current
+stream (where the engine reads the batch) never waits for it."""
+
+from mrv2_conformance.impl import *  # noqa: F403
+from mrv2_conformance.tests.mutants._device import (
+    destination,
+    host_tensor,
+    on_accelerator,
+    reference_copy,
+    side_stream,
+    with_copy,
+)
+
+FAMILY = "device_host"
+DEVICE_CLASS = True
+
+
+def _copy(x, out=None, device=None):
+    if not on_accelerator(out, device):
+        return reference_copy(x, out, device)
+    src = host_tensor(x).pin_memory()
+    dst = destination(src, out, device)
+    with side_stream(dst.device):
+        dst.copy_(src, non_blocking=True)
+    return dst
+
+
+prepare_inputs, make_dummy, partition_batch, async_copy_to_gpu = with_copy(_copy)
