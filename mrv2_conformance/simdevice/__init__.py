@@ -61,7 +61,6 @@ def _one_line(exc: BaseException) -> str:
 
 def _build() -> Any:
     import torch
-    from torch.utils import cpp_extension
 
     if torch.utils.backend_registration._privateuse1_backend_name not in ("privateuseone", NAME):
         raise SimDeviceUnavailable(
@@ -83,11 +82,14 @@ def _build() -> Any:
     directory.mkdir(parents=True, exist_ok=True)
     import logging
 
-    # torch warns about the compiler on stderr; a failure says it in one line instead.
+    # torch warns on stderr about the compiler, and (a CUDA build) at import about the
+    # missing CUDA runtime; a failure says what matters in one line instead.
     quiet_log = logging.getLogger("torch.utils.cpp_extension")
     level = quiet_log.level
     quiet_log.setLevel(logging.ERROR)
     try:
+        from torch.utils import cpp_extension
+
         with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet):
             return cpp_extension.load(
                 name="mrv2_simdevice",
