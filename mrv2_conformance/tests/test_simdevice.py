@@ -80,6 +80,40 @@ def test_a_copy_runs_when_an_operation_on_its_stream_touches_its_memory():
     assert (out + 0).tolist() == [3, 4] and sim.pending(DEV) == 0
 
 
+def test_a_touch_runs_only_the_work_it_depends_on():
+    """Reading one copy's result leaves an earlier copy to other memory queued (a real
+    device may run it later), so its pinned source refilled meanwhile still shows."""
+    first, second = (torch.zeros(2, dtype=torch.int64, device=DEV) for _ in range(2))
+    src = pinned([1, 2])
+    first.copy_(src, non_blocking=True)
+    second.copy_(pinned([3, 4]), non_blocking=True)
+    second.add_(0)  # runs the second copy only
+    assert sim.pending(DEV) == 1
+    src.fill_(9)
+    assert first.tolist() == [9, 9] and second.tolist() == [3, 4]
+
+
+def test_dependent_work_keeps_stream_order():
+    """A copy that reads what an earlier queued copy writes (device to pinned host,
+    then that host memory back) sees the earlier copy's data."""
+    staged = torch.empty(2, dtype=torch.int64).pin_memory()
+    back = torch.zeros(2, dtype=torch.int64, device=DEV)
+    staged.copy_(torch.tensor([5, 6], device=DEV), non_blocking=True)
+    back.copy_(staged, non_blocking=True)
+    assert (back + 0).tolist() == [5, 6]
+
+
+def test_a_reader_queued_before_a_copy_sees_what_was_there():
+    """Poison marks a destination only for the readers after its copy: a copy queued
+    before (a device-side read of a buffer) sees the buffer's earlier value."""
+    buffer = torch.full((2,), 5, dtype=torch.int64, device=DEV)
+    read = torch.empty_like(buffer)
+    read.copy_(buffer, non_blocking=True)
+    buffer.copy_(pinned([1, 2]), non_blocking=True)
+    sim.current_stream(DEV).synchronize()
+    assert read.tolist() == [5, 5] and buffer.tolist() == [1, 2]
+
+
 def test_another_streams_work_is_not_visible_without_a_wait():
     out = torch.zeros(2, dtype=torch.int64, device=DEV)
     side = sim.Stream(DEV)

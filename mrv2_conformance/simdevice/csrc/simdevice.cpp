@@ -155,6 +155,7 @@ struct Work {
   std::function<void()> run;
   std::vector<Range> device_memory;  // what it touches on the device
   std::vector<Range> host_memory;    // host memory it writes
+  std::vector<Range> host_reads;     // pinned host memory it reads when it runs
 };
 
 struct StreamState {
@@ -195,30 +196,66 @@ Stream make_stream(DeviceIndex d, StreamId id) {
   return Stream(Stream::UNSAFE, c10::Device(kSim, d), id);
 }
 
+void run_one(StreamState& s, Work& w, bool by_sync) {
+  InternalScope internal;
+  w.run();
+  (by_sync ? g_counters.run_by_sync : g_counters.run_by_touch)++;
+}
+
+// Every work up to the first still queued has run (the queue is in seq order).
+void update_done(StreamState& s) {
+  s.done_seq = s.queue.empty() ? s.next_seq - 1 : s.queue.front().seq - 1;
+}
+
 void run_through(StreamState& s, uint64_t seq, bool by_sync) {
   while (!s.queue.empty() && s.queue.front().seq <= seq) {
     Work w = std::move(s.queue.front());
     s.queue.pop_front();
-    {
-      InternalScope internal;
-      w.run();
-    }
-    s.done_seq = w.seq;
-    (by_sync ? g_counters.run_by_sync : g_counters.run_by_touch)++;
+    run_one(s, w, by_sync);
   }
-  if (s.queue.empty()) s.done_seq = s.next_seq - 1;
+  update_done(s);
 }
 
 void run_all(StreamState& s) { run_through(s, s.next_seq - 1, true); }
 
-// Runs the queued work of stream s up to the last one that touches any of `touched`.
+bool overlaps_any(const std::vector<Range>& a, const std::vector<Range>& b) {
+  for (const auto& r : a)
+    for (const auto& t : b)
+      if (r.overlaps(t)) return true;
+  return false;
+}
+
+// Runs, in stream order, the queued work of stream s that an operation touching
+// `touched` depends on: the work touching that memory, and (transitively) the earlier
+// work touching the memory of those. Work on other memory stays queued: a real
+// device may run it any time later, and the latest moment is the adversarial one
+// (a pinned source refilled meanwhile delivers the refilled data).
 void run_touching(StreamState& s, const std::vector<Range>& touched) {
-  uint64_t last = 0;
-  for (const auto& w : s.queue)
-    for (const auto& r : w.device_memory)
-      for (const auto& t : touched)
-        if (r.overlaps(t)) last = w.seq;
-  if (last) run_through(s, last, false);
+  std::vector<Range> needed = touched;
+  std::vector<bool> run(s.queue.size(), false);
+  bool any = false;
+  for (size_t i = s.queue.size(); i-- > 0;) {
+    const Work& w = s.queue[i];
+    if (overlaps_any(w.device_memory, needed) || overlaps_any(w.host_memory, needed) ||
+        overlaps_any(w.host_reads, needed)) {
+      run[i] = true;
+      any = true;
+      for (const auto* rs : {&w.device_memory, &w.host_memory, &w.host_reads})
+        needed.insert(needed.end(), rs->begin(), rs->end());
+    }
+  }
+  if (!any) return;
+  std::deque<Work> rest;
+  std::deque<Work> queue = std::move(s.queue);
+  s.queue.clear();
+  for (size_t i = 0; i < queue.size(); ++i) {
+    if (run[i])
+      run_one(s, queue[i], false);
+    else
+      rest.push_back(std::move(queue[i]));
+  }
+  s.queue = std::move(rest);
+  update_done(s);
 }
 
 void synchronize_device(DeviceIndex d) {
@@ -463,8 +500,13 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blo
   if (!dst.is_cpu()) w.device_memory.push_back(storage_range(dst));
   if (!src.is_cpu()) w.device_memory.push_back(storage_range(src));
   if (dst.is_cpu()) w.host_memory.push_back(storage_range(dst));
+  if (src.is_cpu()) w.host_reads.push_back(storage_range(src));
   at::Tensor dst_keep = dst;
   w.run = [src, dst_keep]() { as_cpu(dst_keep).copy_(as_cpu(src)); };
+  // Stream order: the earlier work on this stream that reads or writes the destination
+  // runs before the destination turns to poison (a reader queued before this copy
+  // sees what was there, as on a real device).
+  run_touching(s, {storage_range(dst)});
   {
     // Poison is what a reader sees before the copy lands.
     InternalScope internal;
