@@ -3,9 +3,12 @@ messages; reproducing a failure is plugin/reproduce.py's job."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
+import numpy as np
 import torch
+from mrv2_conformance.conformance.fields import ARRAY_FIELDS, SCALAR_FIELDS
 from mrv2_conformance.conformance.target import Target
 from mrv2_conformance.strategies.batches import BatchCase
 from mrv2_conformance.strategies.pcp import PcpCase
@@ -29,6 +32,30 @@ def synchronize(device: str) -> None:
     dev = torch.device(device)
     if dev.type != "cpu":
         torch.get_device_module(dev).current_stream(dev).synchronize()
+
+
+def read_in_stream_order(batch: Any) -> SimpleNamespace:
+    """What the step's model forward reads of ``batch``, queued now as it would be: each
+    device tensor copied on the device's current stream (so the copy sees what stream
+    order says, whatever later calls refill or stage meanwhile), each host array
+    copied now, as the engine reads host results at the return. One tensor appearing
+    as two fields stays one (expanded_idx_mapping may be idx_mapping)."""
+    seen: dict[int, Any] = {}
+
+    def read(value: Any) -> Any:
+        if id(value) not in seen:
+            if isinstance(value, torch.Tensor):
+                copy = torch.empty_like(value)
+                copy.copy_(value, non_blocking=True)
+                seen[id(value)] = copy
+            elif isinstance(value, np.ndarray):
+                seen[id(value)] = value.copy()
+            else:
+                seen[id(value)] = value
+        return seen[id(value)]
+
+    names = [f.name for f in ARRAY_FIELDS] + list(SCALAR_FIELDS)
+    return SimpleNamespace(**{n: read(getattr(batch, n)) for n in names if hasattr(batch, n)})
 
 
 def local_buffers(target: Target, case: PcpCase, device: str) -> Any:

@@ -21,9 +21,11 @@ from mrv2_conformance.conformance.build import (
     partition_call,
     partition_ranks,
     prepare,
+    read_in_stream_order,
     synchronize,
 )
 from mrv2_conformance.conformance.fields import DEVICE_TWINS, TABLE_ARRAYS
+from mrv2_conformance.strategies import BatchCase
 from mrv2_conformance.strategies import (
     production_dummy_sizes,
     production_examples,
@@ -48,17 +50,20 @@ def check_twins(call: str, batch, device: str, buffers, table=None, others=None)
         check_batch_aliasing(call, batch, buffers, table, others)
 
 
-def _check_twins(call: str, batch, device: str) -> None:
+def _check_twins(call: str, batch, device: str, layout: bool = True) -> None:
+    """``layout=False``: values only (dtype, device and the no-drafts identity are the
+    single-call properties' business, so a deviation there fails there, once)."""
     for dev_name, host_name in DEVICE_TWINS:
         host = getattr(batch, host_name)
-        assert_device_tensor(
-            call,
-            dev_name,
-            getattr(batch, dev_name),
-            torch.from_numpy(np.asarray(host)).dtype,
-            device,
-            host.shape,
-        )
+        if layout:
+            assert_device_tensor(
+                call,
+                dev_name,
+                getattr(batch, dev_name),
+                torch.from_numpy(np.asarray(host)).dtype,
+                device,
+                host.shape,
+            )
         assert_values(
             call, f"{dev_name} vs its host twin {host_name}", getattr(batch, dev_name), host
         )
@@ -81,7 +86,7 @@ def _check_twins(call: str, batch, device: str) -> None:
         batch.logits_indices,
         ends - np.repeat(per_req, per_req) + local,
     )
-    if batch.num_draft_tokens == 0:
+    if batch.num_draft_tokens == 0 and layout:
         assert_same_object(
             call,
             "expanded_idx_mapping",
@@ -89,7 +94,7 @@ def _check_twins(call: str, batch, device: str) -> None:
             "idx_mapping",
             batch.idx_mapping,
         )
-    else:
+    else:  # with drafts, or values only
         assert_values(
             call,
             "expanded_idx_mapping vs idx_mapping_np repeated per logit",
@@ -124,6 +129,47 @@ def test_partition_batch_device_twins(target, case, device):
     global_arrays = extents({f"global batch {k}": v for k, v in batch_arrays(global_batch).items()})
     for rank, (out, buffers) in enumerate(ranks):
         check_twins(partition_call(case, rank), out, device, buffers, others=global_arrays)
+
+
+@given(
+    calls=st.lists(st.one_of(batch_cases(), dummy_sizes()), min_size=2, max_size=3).filter(
+        lambda calls: any(isinstance(c, BatchCase) for c in calls)
+    )
+)
+def test_calls_in_flight_keep_their_own_data(target, device, calls):
+    """Several calls before one read, as in a step (and as asynchronous scheduling
+    prepares the next step while the last one runs): prepare_inputs and make_dummy
+    into the same buffers, each call's results read by the device in stream order (its
+    model forward, queued before the next call), no synchronize until the last call.
+    Each read equals its call's host twins, though later calls have staged and copied
+    their own data meanwhile: a staging buffer a later call refills before an earlier
+    call's copy has run shows here."""
+    buffers = target.InputBuffers(
+        max(_capacity(c)[0] for c in calls), max(_capacity(c)[1] for c in calls), device
+    )
+    reads = []
+    for i, c in enumerate(calls):
+        if isinstance(c, BatchCase):
+            call = PREPARE_CALL
+            out = target.prepare_inputs(
+                c.batch(), c.build_table(target), buffers, c.decode_query_len
+            )
+        else:
+            call = f"make_dummy({c[0]}, {c[1]}, buffers)"
+            out = target.make_dummy(c[0], c[1], buffers)
+        reads.append(
+            (f"call {i + 1} of {len(calls)} before one read, {call}", read_in_stream_order(out))
+        )
+    synchronize(device)
+    with every_failure():
+        for call, read in reads:
+            _check_twins(call, read, device, layout=False)
+
+
+def _capacity(call: BatchCase | tuple[int, int, int | None]) -> tuple[int, int]:
+    if isinstance(call, BatchCase):
+        return call.max_num_reqs, call.max_num_tokens
+    return call[0], call[1]
 
 
 @given(case=batch_cases())

@@ -1,0 +1,41 @@
+"""On an accelerator each call site of async_copy_to_gpu owns one persistent pinned
+staging buffer (as a port's persistent CPU/GPU buffer pairs do), and the next call
+from that site refills it without waiting for the previous copy: one call's copies are
+right on their own, but with several calls in flight before one read (a step prepared
+while the last one's copies are queued, every PCP rank before the read) an earlier
+call's device tensors deliver a later call's data."""
+
+import sys
+
+import torch
+from mrv2_conformance.impl import *  # noqa: F403
+from mrv2_conformance.tests.mutants._device import (
+    destination,
+    host_tensor,
+    on_accelerator,
+    reference_copy,
+    with_copy,
+)
+
+FAMILY = "device_host"
+DEVICE_CLASS = True
+_staging: dict[tuple[str, int, torch.dtype], torch.Tensor] = {}
+
+
+def _copy(x, out=None, device=None):
+    if not on_accelerator(out, device):
+        return reference_copy(x, out, device)
+    src = host_tensor(x)
+    caller = sys._getframe(1)
+    site = (caller.f_code.co_filename, caller.f_lineno, src.dtype)
+    buf = _staging.get(site)
+    if buf is None or buf.numel() < src.numel():
+        buf = _staging[site] = torch.empty(max(src.numel(), 4096), dtype=src.dtype).pin_memory()
+    stage = buf[: src.numel()].view(src.shape)
+    stage.copy_(src)
+    dst = destination(src, out, device)
+    dst.copy_(stage, non_blocking=True)
+    return dst
+
+
+prepare_inputs, make_dummy, partition_batch, async_copy_to_gpu = with_copy(_copy)
