@@ -65,12 +65,12 @@ def pytest_args(target: str | None, database: str, rest: list[str]) -> list[str]
     """What every HypoFuzz worker collects with: the mrv2-conformance command's own
     arguments (its configuration, rootdir, plugin), the properties and the engine loop,
     and the database as the example database of the run."""
-    from mrv2_conformance import cli
+    from mrv2_conformance import invocation
 
-    names = [] if cli._names_tests(rest) else [cli.PROPERTIES, STATEFUL]
+    names = [] if invocation.names_tests(rest) else [invocation.PROPERTIES, STATEFUL]
     chosen = [*(["--target", target] if target else []), "--save-failures", database]
     # -n (xdist) would fork workers inside HypoFuzz's: the campaign's -n is HypoFuzz's.
-    return cli.pytest_args([*chosen, "-p", "no:xdist", *names, *rest])
+    return invocation.pytest_args([*chosen, "-p", "no:xdist", *names, *rest])
 
 
 def check(args: argparse.Namespace) -> None:

@@ -7,13 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mrv2_conformance.cli import _names_tests, pytest_args
+from mrv2_conformance.invocation import names_tests, pytest_args
 
 
 def test_test_names_are_told_from_option_values():
-    assert not _names_tests(["--target", "mrv2_conformance.tests.mutants.m_x", "-k", "cpu"])
-    assert not _names_tests(["-m", "keyerror", "--hypothesis-seed", "3"])
-    assert _names_tests(["mrv2_conformance.conformance.test_keyerror::test_x", "-q"])
+    assert not names_tests(["--target", "mrv2_conformance.tests.mutants.m_x", "-k", "cpu"])
+    assert not names_tests(["-m", "keyerror", "--hypothesis-seed", "3"])
+    assert names_tests(["mrv2_conformance.conformance.test_keyerror::test_x", "-q"])
     assert "mrv2_conformance.conformance" in pytest_args(["-q"])
     assert "mrv2_conformance.conformance" not in pytest_args(
         ["mrv2_conformance.conformance.test_pcp"]
