@@ -8,29 +8,13 @@ import functools
 import os
 import shutil
 import tempfile
-from pathlib import Path
 from typing import Any
 
 import pytest
+from mrv2_conformance.conformance.deadline import TargetTimeout, is_timeout
 from mrv2_conformance.plugin.session import hypothesis_handle
 
-
-def is_timeout(exc: BaseException) -> bool:
-    """Whether ``exc`` is pytest-timeout's failure: raised from its signal handler (its
-    message differs between releases: 'Timeout >2.0s', 'Timeout (>2.0s) from ...')."""
-    if not isinstance(exc, pytest.fail.Exception):
-        return False
-    tb = exc.__traceback__
-    while tb is not None:
-        if Path(tb.tb_frame.f_code.co_filename).name == "pytest_timeout.py":
-            return True
-        tb = tb.tb_next
-    return False
-
-
-class TargetTimeout(BaseException):
-    """A target call that did not return in time. A BaseException, so Hypothesis does
-    not catch it and run the hung call again while shrinking."""
+__all__ = ["TargetTimeout", "guard_timeouts", "is_hang", "is_timeout", "timeout_text"]
 
 
 def guard_timeouts(item: pytest.Item, target: str, timeout: float) -> None:
