@@ -103,6 +103,9 @@ NOT_APPLICABLE = "not applicable (declared by the target)"
 # A device variant's skip reason where no accelerator could be tested on (the
 # simulated device failed to build): its families are then "not checked".
 NO_DEVICE = "no device under test"
+# A device variant's skip reason where the target called what only CUDA has on the
+# simulated device (plugin/offdevice.py): named, its families then "not checked".
+OFF_DEVICE = "not applicable on this device"
 
 
 def check_capabilities(lacks: object, who: str) -> dict[str, str]:

@@ -192,6 +192,7 @@ def pytest_configure(config: pytest.Config) -> None:
         campaign,
         deviations,
         header,
+        offdevice,
         profiles,
         reporter,
         startup,
@@ -210,6 +211,7 @@ def pytest_configure(config: pytest.Config) -> None:
     pm.register(header, "mrv2-header")
     pm.register(reporter, "mrv2-reporter")
     pm.register(reporter.Records(config), "mrv2-records")
+    pm.register(offdevice, "mrv2-offdevice")
     if is_xdist_controller(config):
         # The controller runs no test, but imports the target as a serial run does:
         # a target that fails to import is the same one line (exit 4), and the header

@@ -98,4 +98,6 @@ def per_family(records: list[dict[str, Any]]) -> dict[str, Counter]:
             per[r["family"]]["not_applicable"] += 1
         if r.get("no_device"):
             per[r["family"]]["no_device"] += 1
+        if r.get("off_device"):
+            per[r["family"]]["off_device"] += 1
     return {f: per[f] for f in FAMILIES if f in per}

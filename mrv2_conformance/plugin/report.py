@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mrv2_conformance.contract import FAMILIES, NO_DEVICE, NOT_APPLICABLE
+from mrv2_conformance.contract import FAMILIES, NO_DEVICE, NOT_APPLICABLE, OFF_DEVICE
 from mrv2_conformance.plugin.completeness import per_family, tested_anything
 from mrv2_conformance.plugin.verdict import overall, verdict_of
 from mrv2_conformance.plugin.xfails import suite_nodeid
@@ -73,6 +73,8 @@ def record(report: Any) -> dict[str, Any] | None:
             rec["not_applicable"] = rec["reason"].partition(": lacks ")[2].partition(" (")[0]
         elif f"{NO_DEVICE}: " in rec["reason"]:
             rec["no_device"] = rec["reason"].partition(f"{NO_DEVICE}: ")[2]
+        elif rec["reason"].startswith(f"{OFF_DEVICE} ("):  # plugin/offdevice.py's text
+            rec["off_device"] = rec["reason"].partition("): ")[2]
     if hasattr(report, "wasxfail"):
         rec["reason"] = report.wasxfail
     for key, value in report.user_properties:

@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from mrv2_conformance.contract import CAPABILITIES, NOT_APPLICABLE
+from mrv2_conformance.contract import CAPABILITIES, NOT_APPLICABLE, OFF_DEVICE
 from mrv2_conformance.plugin.completeness import checked
 
 
@@ -21,6 +21,8 @@ def verdict_of(counts: dict[str, int], interrupted: bool = False, partial: bool 
         return "incomplete (interrupted)"
     if counts.get("no_device"):  # its device variants had no device to run on
         return "not checked on a device"
+    if counts.get("off_device"):  # some device variants call what only CUDA has
+        return OFF_DEVICE
     if partial:
         return (
             "partial run: not checked whole"
@@ -79,6 +81,13 @@ def overall(
         return (
             f"{target}: device families not checked ({'; '.join(no_device)}), not a "
             f"conformance result against contract revision {revision}"
+        )
+    off_device = sorted({r["off_device"] for r in records if r.get("off_device")})
+    if off_device:
+        return (
+            f"{target}: {sum(1 for r in records if r.get('off_device'))} device variants "
+            f"{OFF_DEVICE} ({'; '.join(off_device)}), not a conformance result against "
+            f"contract revision {revision}"
         )
     if tally["xfailed"]:  # documented is not conforming
         return (
