@@ -74,6 +74,7 @@ def make(ext: Any) -> types.ModuleType:
         "stream": on_stream,
         "is_initialized": is_available,
         "host_write_pending": ext.host_write_pending,
+        "host_writes_queued": ext.host_writes_queued,
         "counters": ext.counters,
         "POISON_BYTE": ext.POISON_BYTE,
         "_extension": ext,

@@ -65,10 +65,11 @@ def test_an_unwaited_device_to_host_copy_reads_poison_until_synchronized():
     dev = torch.tensor([5, 6], device=DEV)
     host = torch.empty(2, dtype=torch.int64).pin_memory()
     host.copy_(dev, non_blocking=True)
-    assert sim.host_write_pending(host.data_ptr(), 16)
+    assert sim.host_write_pending(host.data_ptr(), 16) and sim.host_writes_queued() == 1
     assert host.numpy().tolist() == [POISON64] * 2
     sim.current_stream(DEV).synchronize()
     assert host.numpy().tolist() == [5, 6] and not sim.host_write_pending(host.data_ptr(), 16)
+    assert sim.host_writes_queued() == 0
 
 
 def test_a_copy_runs_when_an_operation_on_its_stream_touches_its_memory():

@@ -658,6 +658,17 @@ bool host_write_pending(uintptr_t ptr, size_t n) {
   return false;
 }
 
+// How many queued works will still write host memory (0 in most calls: then nothing
+// a call returned can be such a destination, and the suite skips looking).
+int64_t host_writes_queued() {
+  std::lock_guard<std::recursive_mutex> g(mu());
+  int64_t total = 0;
+  for (auto& per : streams())
+    for (auto& s : per)
+      for (auto& w : s.queue) total += !w.host_memory.empty();
+  return total;
+}
+
 int64_t pending(int device) {
   std::lock_guard<std::recursive_mutex> g(mu());
   check_index(device);
@@ -681,6 +692,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("host_write_pending", &mrv2sim::host_write_pending,
         "whether a queued copy will still write host memory in [ptr, ptr + nbytes)");
   m.def("pending", &mrv2sim::pending, "queued work on every stream of a device");
+  m.def("host_writes_queued", &mrv2sim::host_writes_queued,
+        "queued works (every device and stream) that will still write host memory");
   m.def("counters", &mrv2sim::counters);
   m.attr("POISON_BYTE") = static_cast<int>(mrv2sim::kPoisonByte);
 }
