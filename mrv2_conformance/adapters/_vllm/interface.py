@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from mrv2_conformance.adapters._vllm import runner
 from mrv2_conformance.adapters._vllm.environment import host_memory_stand_ins
-from mrv2_conformance.adapters._vllm.slot_table import MAX_MODEL_LEN, SlotTable
+from mrv2_conformance.adapters._vllm.slot_table import MAX_MODEL_LEN, SlotTable, buffers_made_on
 from mrv2_conformance.adapters._vllm.upstream import (
     API,
     buffer_utils,
@@ -63,6 +63,7 @@ def buffers_class(base: type) -> type:
             self, max_num_reqs: int, max_num_tokens: int, device: torch.device | str
         ) -> None:
             super().__init__(max_num_reqs, max_num_tokens, torch.device(device))
+            buffers_made_on(torch.device(device))
 
     InputBuffers.__qualname__ = f"InputBuffers({base.__name__})"
     return InputBuffers

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,19 @@ def default_device() -> torch.device:
     return torch.device("cuda" if has_accelerator() else "cpu")
 
 
+_TABLES: weakref.WeakSet[SlotTable] = weakref.WeakSet()
+
+
+def buffers_made_on(device: torch.device) -> None:
+    """Input buffers on ``device`` were made: every live table elsewhere replays its
+    history there now, before any call reads it, and keeps that replica current. A
+    replica first built inside a call would be new state to the suite's checks that
+    a failed call changes nothing (the table's, not the target's doing)."""
+    for table in list(_TABLES):
+        if table.device != device:
+            table.states_on(device)
+
+
 class SlotTable:
     """The suite's slot-table interface over one upstream ``RequestState``.
 
@@ -43,6 +57,7 @@ class SlotTable:
         self._ops: list[tuple[str, tuple[Any, ...]]] = []
         self._replicas: dict[torch.device, tuple[int, Any]] = {}
         self.req_states = self._new_states(self.device)
+        _TABLES.add(self)
 
     def _new_states(self, device: torch.device) -> Any:
         with host_memory_stand_ins(buffer_utils):
@@ -72,8 +87,24 @@ class SlotTable:
 
     def add_request(self, req_id: str, prefill_len: int, num_computed_tokens: int = 0) -> int:
         self._add(self.req_states, req_id, prefill_len, num_computed_tokens)
-        self._ops.append(("add", (req_id, prefill_len, num_computed_tokens)))
+        self._record("add", (req_id, prefill_len, num_computed_tokens))
         return self.req_states.req_id_to_index[req_id]
+
+    def _apply(self, req_states: Any, op: str, args: tuple[Any, ...]) -> None:
+        if op == "add":
+            self._add(req_states, *args)
+        elif op == "step":
+            self._update(req_states, *args)
+        else:
+            req_states.remove_request(*args)
+
+    def _record(self, op: str, args: tuple[Any, ...]) -> None:
+        """Keep the history, and the replicas that were current, current."""
+        self._ops.append((op, args))
+        for device, (version, replica) in list(self._replicas.items()):
+            if version == len(self._ops) - 1:
+                self._apply(replica, op, args)
+                self._replicas[device] = (len(self._ops), replica)
 
     def _update(self, req_states: Any, step: Any) -> None:
         """A step's request updates as the runner applies them: upstream's
@@ -99,12 +130,12 @@ class SlotTable:
 
     def update_states(self, step: Any) -> None:
         self._update(self.req_states, step)
-        self._ops.append(("step", (step,)))
+        self._record("step", (step,))
 
     def remove_request(self, req_id: str) -> int | None:
         slot = self.req_states.remove_request(req_id)
         if slot is not None:
-            self._ops.append(("remove", (req_id,)))
+            self._record("remove", (req_id,))
         return slot
 
     def states_on(self, device: torch.device) -> Any:
@@ -115,12 +146,7 @@ class SlotTable:
         if version != len(self._ops):
             replica = self._new_states(device)
             for op, args in self._ops:
-                if op == "add":
-                    self._add(replica, *args)
-                elif op == "step":
-                    self._update(replica, *args)
-                else:
-                    replica.remove_request(*args)
+                self._apply(replica, op, args)
             self._replicas[device] = (len(self._ops), replica)
         return replica
 
