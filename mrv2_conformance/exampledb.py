@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mrv2_conformance.frames import exception_chain
+
 if TYPE_CHECKING:
     from hypothesis.database import ExampleDatabase
 
@@ -127,15 +129,7 @@ def outage(exc: BaseException) -> str:
     if redis is None:
         return ""
     lost = (redis.ConnectionError, redis.TimeoutError)
-    seen: set[int] = set()
-    todo = [exc]
-    while todo:
-        e = todo.pop()
-        if id(e) in seen:
-            continue
-        seen.add(id(e))
+    for e in exception_chain(exc):
         if isinstance(e, lost):
             return _one_line(e)
-        todo += [x for x in (e.__cause__, e.__context__) if x is not None]
-        todo += list(getattr(e, "exceptions", ()))
     return ""

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Generator, Iterator
+from collections.abc import Generator
 from pathlib import Path
 from types import TracebackType
 
 import pytest
 from mrv2_conformance.contract import OFF_DEVICE
+from mrv2_conformance.frames import exception_chain
 from mrv2_conformance.plugin.devices import SIMULATED
 
 _TORCH = f"{os.sep}torch{os.sep}"
@@ -30,21 +31,6 @@ _NO_KERNEL = re.compile(
     r"Could not run '(?P<op>[\w:.]+)' with arguments from the '(?:PrivateUse1|simdev|CPU)' "
     r"backend"
 )
-
-
-def _chain(exc: BaseException) -> Iterator[BaseException]:
-    """``exc``, what caused it or was being handled, and an exception group's members."""
-    seen: set[int] = set()
-    todo = [exc]
-    while todo:
-        e = todo.pop()
-        if id(e) in seen:
-            continue
-        seen.add(id(e))
-        yield e
-        todo += [x for x in (e.__cause__, e.__context__) if x is not None]
-        if isinstance(e, BaseExceptionGroup):
-            todo += list(e.exceptions)
 
 
 def _frames(tb: TracebackType | None) -> list[tuple[str, int, str]]:
@@ -72,7 +58,7 @@ def _shown(path: str) -> str:
 def cuda_only_call(exc: BaseException) -> str | None:
     """``FILE:LINE calls API``: the call outside torch that reached a CUDA-only API,
     if that is where ``exc`` (or an exception it chains) was raised."""
-    for e in _chain(exc):
+    for e in exception_chain(exc):
         frames = _frames(e.__traceback__)
         cuda = [i for i, f in enumerate(frames) if _TORCH_CUDA in f[0]]
         no_kernel = _NO_KERNEL.search(str(e))
