@@ -100,10 +100,10 @@ def open_database(location: str | Path) -> ExampleDatabase:
 
     if not is_url(location):
         return DirectoryBasedExampleDatabase(str(location))
+    url = str(location)
+    _reach(url)  # first: without the redis client it names what to install
     from hypothesis.extra.redis import RedisExampleDatabase
 
-    url = str(location)
-    _reach(url)
     if url not in _OPENED:
         _OPENED[url] = RedisExampleDatabase(_client(url), key_prefix=KEY_PREFIX)
     return _OPENED[url]
