@@ -51,6 +51,20 @@ def reference_copy(x: Any, out: Any = None, device: Any = None) -> torch.Tensor:
     return h2d.async_copy_to_gpu(x, out=out, device=device)
 
 
+def accelerator_copy(step: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> Copy:
+    """A copy that is the reference's to the host and ``step(src, dst)`` to an
+    accelerator: ``src`` the host tensor of ``x``, ``dst`` ``out`` or a new tensor
+    on ``device``; ``step`` returns the result. A mutant writes only its wrong step."""
+
+    def copy(x: Any, out: Any = None, device: Any = None) -> torch.Tensor:
+        if not on_accelerator(out, device):
+            return reference_copy(x, out, device)
+        src = host_tensor(x)
+        return step(src, destination(src, out, device))
+
+    return copy
+
+
 @contextlib.contextmanager
 def side_stream(device: torch.device) -> Iterator[torch.Stream]:
     """A new stream of ``device``, current for the block (then the old one and the old

@@ -2,24 +2,15 @@
 stream (where the engine reads the batch) never waits for it."""
 
 from mrv2_conformance.impl import *  # noqa: F403
-from mrv2_conformance.tests.mutants._device import (
-    destination,
-    host_tensor,
-    on_accelerator,
-    reference_copy,
-    side_stream,
-    with_copy,
-)
+from mrv2_conformance.tests.mutants._device import accelerator_copy, side_stream, with_copy
 
 FAMILY = "device_host"
 DEVICE_CLASS = True
 
 
-def _copy(x, out=None, device=None):
-    if not on_accelerator(out, device):
-        return reference_copy(x, out, device)
-    src = host_tensor(x).pin_memory()
-    dst = destination(src, out, device)
+@accelerator_copy
+def _copy(src, dst):
+    src = src.pin_memory()
     with side_stream(dst.device):
         dst.copy_(src, non_blocking=True)
     return dst

@@ -4,23 +4,15 @@ buffer without waiting: a copy still in flight delivers the next copy's data."""
 
 import torch
 from mrv2_conformance.impl import *  # noqa: F403
-from mrv2_conformance.tests.mutants._device import (
-    destination,
-    host_tensor,
-    on_accelerator,
-    reference_copy,
-    with_copy,
-)
+from mrv2_conformance.tests.mutants._device import accelerator_copy, with_copy
 
 FAMILY = "device_host"
 DEVICE_CLASS = True
 _staging: dict[torch.dtype, torch.Tensor] = {}
 
 
-def _copy(x, out=None, device=None):
-    if not on_accelerator(out, device):
-        return reference_copy(x, out, device)
-    src = host_tensor(x)
+@accelerator_copy
+def _copy(src, dst):
     buf = _staging.get(src.dtype)
     if buf is None or buf.numel() < src.numel():
         buf = _staging[src.dtype] = torch.empty(
@@ -28,7 +20,6 @@ def _copy(x, out=None, device=None):
         ).pin_memory()
     stage = buf[: src.numel()].view(src.shape)
     stage.copy_(src)
-    dst = destination(src, out, device)
     dst.copy_(stage, non_blocking=True)
     return dst
 

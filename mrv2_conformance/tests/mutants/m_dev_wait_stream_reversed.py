@@ -4,24 +4,15 @@ of the current stream waiting for the copies."""
 
 import torch
 from mrv2_conformance.impl import *  # noqa: F403
-from mrv2_conformance.tests.mutants._device import (
-    destination,
-    host_tensor,
-    on_accelerator,
-    reference_copy,
-    side_stream,
-    with_copy,
-)
+from mrv2_conformance.tests.mutants._device import accelerator_copy, side_stream, with_copy
 
 FAMILY = "device_host"
 DEVICE_CLASS = True
 
 
-def _copy(x, out=None, device=None):
-    if not on_accelerator(out, device):
-        return reference_copy(x, out, device)
-    src = host_tensor(x).pin_memory()
-    dst = destination(src, out, device)
+@accelerator_copy
+def _copy(src, dst):
+    src = src.pin_memory()
     current = torch.accelerator.current_stream(dst.device)
     with side_stream(dst.device) as side:
         side.wait_stream(current)
