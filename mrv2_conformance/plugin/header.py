@@ -23,6 +23,7 @@ from mrv2_conformance.plugin.devices import (
     unavailable_reason,
 )
 from mrv2_conformance.plugin.targets import target
+from mrv2_conformance.strategies import limits
 
 
 def run_meta(config: pytest.Config, *, on_controller: bool = False) -> dict[str, Any]:
@@ -138,6 +139,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
             f"properties are {NOT_APPLICABLE}"
             for cap, why in meta["lacks"].items()
         ),
+        f"batches of up to {limits.max_batch_requests():,} requests in one step "
+        "(--max-batch-requests)",
         f"versions: {meta['versions']}",
         f"devices: {meta['devices']} (accelerator type {device_choice(config)[0]!r})",
         f"hypothesis profile: {meta['profile']}, seed: {meta['seed']}",

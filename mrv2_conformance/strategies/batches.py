@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from mrv2_conformance.impl._checks import INT32_MAX
 from mrv2_conformance.contract import SchedulerBatch
 from mrv2_conformance.strategies.ids import draw_fresh_id, id_schemes, make_fresh
-from mrv2_conformance.strategies.limits import allows, max_model_len
+from mrv2_conformance.strategies.limits import allows, max_batch_requests, max_model_len
 from mrv2_conformance.strategies.slot_tables import (
     SMALL_TABLE,
     SlotHistory,
@@ -84,11 +84,24 @@ def _permutation_codes(n: int) -> st.SearchStrategy[int]:
     return st.integers(0, math.factorial(n) - 1)
 
 
+# Past this many items a Lehmer code's arithmetic (factorials of thousands of digits)
+# costs more than the rest of the example: a bytes choice drives a shuffle instead.
+_LEHMER_MAX = 64
+
+
 def draw_permutation(draw: st.DrawFn, items: list[str], label: str) -> list[str]:
-    """``items`` in an order drawn as one choice (its Lehmer code), not one choice per
+    """``items`` in an order drawn as one choice (its Lehmer code, or for a production
+    batch two bytes per item driving a Fisher-Yates shuffle), not one choice per
     element; shrinks to the given order."""
     if len(items) < 2:
         return list(items)
+    if len(items) > _LEHMER_MAX:
+        out = list(items)
+        codes = draw_codes(draw, len(out) - 1, 2**16, label)
+        for i, code in zip(range(len(out) - 1, 0, -1), codes, strict=True):
+            j = i - code % (i + 1)  # code 0 leaves item i where it is
+            out[i], out[j] = out[j], out[i]
+        return out
     code = draw(_permutation_codes(len(items)), label=label)
     pool, out = list(items), []
     for i in range(len(items) - 1, -1, -1):
@@ -252,7 +265,7 @@ NO_DRAFT_ENTRIES_EXAMPLE = BatchCase(
 # - contexts at the int16, uint16 and float32-exact boundaries, past a million, and one
 #   token below the int32 limit (its seq_lens is exactly 2**31 - 1);
 # - the top slots of vLLM's table sizes: 1,024 (and 1,023), 256 and 257 (slot 256 is
-#   the first past uint8);
+#   the first past uint8); full tables of 257, 513 and 1,024 requests in one step;
 # - steps of vLLM's default and large budgets (16,384 and 65,536 tokens, one prefill
 #   chunk taking all but one of them), and of 32,768 tokens (past int16);
 # - request ids that only the engine's random suffix tells apart, that share their
@@ -283,6 +296,46 @@ def _long_step(total: int) -> BatchCase:
     return BatchCase(hist, {"prompt": prompt, "decode": 1}, {}, 1, "mixed", prompt + 1)
 
 
+@dataclass(frozen=True)
+class NamedBatchCase(BatchCase):
+    """An explicit example shown as the call that builds it: Hypothesis prints every
+    explicit example it runs, and the full repr of a thousand requests cost more than
+    running the example."""
+
+    made_by: str = ""
+
+    def __repr__(self) -> str:
+        return self.made_by
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(self.made_by)
+
+
+def full_table(size: int) -> BatchCase:
+    """Every slot of a production table scheduled in one step (exact capacity): a
+    prefill chunk every third request among decodes, scheduled in the reverse of
+    admission order, so that scheduler order, batch order and slot order all differ."""
+    ids = [f"cmpl-{i:04x}" for i in range(size)]
+    hist = SlotHistory.from_ops(
+        size, *[("add", r, 8, 2 if i % 3 == 0 else 8) for i, r in enumerate(ids)]
+    )
+    num = {r: 1 + i % 6 if i % 3 == 0 else 1 for i, r in reversed(list(enumerate(ids)))}
+    return NamedBatchCase(
+        hist,
+        num,
+        {},
+        1,
+        "mixed",
+        sum(num.values()) + 1,
+        made_by=f"mrv2_conformance.strategies.batches.full_table({size})",
+    )
+
+
+# Full tables on both sides of the powers of two a batch of requests crosses (uint8's
+# 256, 512, vLLM's largest max_num_seqs 1,024); random draws fill production tables too,
+# in one table of 22 (strategies/slot_tables.py).
+FULL_TABLES = (257, 513, 1024)
+
 _SUFFIXED = tuple(f"chatcmpl-client 7 é-{s:08x}" for s in (0x0A1B2C3D, 0x0A1B2C3E, 7))
 _PREFIXED = tuple("x" * 64 + tail for tail in ("-0", "-1", ""))
 
@@ -296,6 +349,7 @@ def production_cases() -> list[BatchCase]:
         _top_slots(1023),
         _top_slots(257),
         _top_slots(256),
+        *(full_table(n) for n in FULL_TABLES if n <= max_batch_requests()),
         _decodes_at((2**16, 2**16 + 1, 2**16 + 2), _SUFFIXED, 3),
         _decodes_at((3, 4, 5), _PREFIXED, 3),
         _decodes_at((7, 2**20), ("é" * 4096, "é" * 4095 + "e"), 2),

@@ -15,9 +15,16 @@ from dataclasses import dataclass
 from mrv2_conformance.impl._checks import INT32_MAX
 
 
+# vLLM's largest max_num_seqs: the most requests one step schedules.
+MAX_BATCH_REQUESTS = 1024
+
+
 @dataclass
 class Limits:
     max_model_len: int = INT32_MAX
+    # The most requests a drawn batch schedules (--max-batch-requests): production
+    # tables up to this size are filled to capacity now and then; larger ones stay sparse.
+    max_batch_requests: int = MAX_BATCH_REQUESTS
     # Capabilities the target declares it lacks (contract.CAPABILITIES): the strategies
     # generate no input that needs one (no drafts, no PCP world, no max_query_len).
     lacks: frozenset[str] = frozenset()
@@ -38,6 +45,21 @@ def configure(max_model_len: int | None, lacks: frozenset[str] = frozenset()) ->
         raise ValueError(f"MAX_MODEL_LEN must be an int in [1, {INT32_MAX}], got {max_model_len!r}")
     LIMITS.max_model_len = INT32_MAX if max_model_len is None else max_model_len
     LIMITS.lacks = frozenset(lacks)
+
+
+def configure_batches(max_batch_requests: int) -> None:
+    """Called by the plugin with --max-batch-requests."""
+    if (
+        not isinstance(max_batch_requests, int)
+        or isinstance(max_batch_requests, bool)
+        or max_batch_requests < 1
+    ):
+        raise ValueError(f"--max-batch-requests must be a positive int, got {max_batch_requests!r}")
+    LIMITS.max_batch_requests = max_batch_requests
+
+
+def max_batch_requests() -> int:
+    return LIMITS.max_batch_requests
 
 
 def max_model_len() -> int:

@@ -10,13 +10,14 @@ the shrinker stalls on a large case.
 from __future__ import annotations
 
 import functools
+import random
 from dataclasses import dataclass, field
 from typing import Any
 
 from hypothesis import strategies as st
 from mrv2_conformance.impl._checks import INT32_MAX
 from mrv2_conformance.strategies.ids import id_schemes, make_fresh
-from mrv2_conformance.strategies.limits import max_model_len
+from mrv2_conformance.strategies.limits import max_batch_requests, max_model_len
 
 # (op, req_id, prefill_len, num_computed_tokens); remove ops carry zeros.
 Op = tuple[str, str, int, int]
@@ -66,10 +67,15 @@ _REQUEST_CODES = _MAX_PREFILL * (_BOUNDARY_CODES + _MAX_OFFSET + 1)
 _SIZE_CLASS = st.sampled_from(("small",) * 8 + ("large",) * 2 + ("production",))
 _SMALL_SIZE = st.integers(1, SMALL_TABLE)
 _LARGE_SIZE = st.integers(SMALL_TABLE + 1, LARGE_TABLE)
-# vLLM's max_num_seqs: 256 by default, 1,024 on large GPUs; and their neighbours. Such a
-# table holds a few requests, on its top slots (the free list hands those out first).
-PRODUCTION_TABLES = (255, 256, 257, 1023, 1024)
-_PRODUCTION_SIZE = st.sampled_from(PRODUCTION_TABLES)
+# vLLM's max_num_seqs: 256 by default, 1,024 on large GPUs (its limit); and the
+# neighbours of every power of two from 256 to 1,024 (a uint8 index, a buffer or a
+# kernel's block that changes there), a third of the draws each. Half of such tables
+# are filled to capacity (a batch of 255-1,024 requests in one step: one table in 22,
+# a few examples of each property, each costing as much as a hundred small ones); the
+# other half holds a few requests, on its top slots (the free list hands those out
+# first).
+PRODUCTION_TABLES = (255, 256, 257, 511, 512, 513, 1023, 1024)
+_PRODUCTION_SIZE = st.sampled_from((*PRODUCTION_TABLES, 1024))
 _MAX_LEN = 12
 # (prompt scale, context base) of a history's requests: small numbers mostly; prompts
 # of up to 8,192 and 65,536 tokens (a step of vLLM's default or a prefill-heavy
@@ -96,14 +102,27 @@ def decode_request(code: int) -> tuple[int, int]:
     return low + 1, max(0, high - _BOUNDARY_CODES)
 
 
+# Longer blobs (a production table's requests) are expanded from a drawn seed:
+# Hypothesis draws a bytes choice byte by byte (about 3 us each), which made the
+# thousand-request examples most of a run's cost.
+SEEDED_BLOB = 256
+_SEED = st.integers(0, 2**64 - 1)
+
+
 def draw_codes(draw: st.DrawFn, n: int, bound: int, label: str, width: int = 2) -> list[int]:
     """n codes in [0, bound) from one bytes choice of ``width`` bytes per code: one
     choice for a whole history or batch instead of one per request (per-request
     choices were most of the suite's run time). Shrinks towards code 0. Exactly
-    ``n * width`` bytes: a variable-size bytes choice costs one more choice per byte."""
+    ``n * width`` bytes: a variable-size bytes choice costs one more choice per byte.
+    Past ``SEEDED_BLOB`` bytes the blob is a seed's pseudo-random bytes (seed 0: all
+    zeros, where the shrinker goes)."""
     if n == 0:
         return []
-    blob = draw(_blob(n * width), label=label)
+    if n * width > SEEDED_BLOB:
+        seed = draw(_SEED, label=label + "_seed")
+        blob = random.Random(seed).randbytes(n * width) if seed else bytes(n * width)
+    else:
+        blob = draw(_blob(n * width), label=label)
     return [int.from_bytes(blob[i : i + width], "big") % bound for i in range(0, n * width, width)]
 
 
@@ -194,21 +213,27 @@ def slot_histories(
     # An initial fill (up to a full table), then a random add/remove tail. The
     # simplest example is "add min_live requests".
     # A large table starts with more than SMALL_TABLE requests: that is its point. A
-    # production-size table holds a few, on its top slots (never filled: a thousand
-    # requests cost a real runner seconds to admit, and add no corner).
+    # production-size table either starts full (a batch of up to 1,024 requests: its
+    # requests at the smallest scale, so that a step stays within a deployment's
+    # budget of tokens) or holds a few, on its top slots.
     production = max_num_reqs > LARGE_TABLE
+    if production and max_num_reqs > max_batch_requests():
+        start_full = False  # past --max-batch-requests: a sparse table only
     least = min_live if max_num_reqs <= SMALL_TABLE or production else SMALL_TABLE + 1
     most = min(max_num_reqs, SMALL_TABLE) if production else max_num_reqs
     # Drawn even when the table starts full (aligned choices, above).
     initial = draw(int_range(least, most), label="initial_adds")
-    if start_full and not production:
+    if start_full:
         initial = max_num_reqs
+        scale = 1 if production else scale
     for code in draw_codes(draw, initial, _REQUEST_CODES, "requests"):
         add(code)
     # The add/remove tail: three bytes per op, read as (op, request code): an even op
     # adds that request, an odd one removes a live request (half and half; shrinks
     # to "add").
     num_ops = draw(int_range(0, max_len), label="extra_ops")
+    if production and start_full and not end_full:
+        num_ops = 0  # a full production table stays full: a batch at exact capacity
     for code in draw_codes(draw, num_ops, 256 * _REQUEST_CODES, "ops", width=3):
         op, request = divmod(code, _REQUEST_CODES)
         live = sorted(hist.live)
@@ -219,7 +244,7 @@ def slot_histories(
             del hist.live[victim]
             hist.removed.append(victim)
             hist.ops.append(("remove", victim, 0, 0))
-    if end_full and not production:
+    if end_full and (start_full or not production):  # a sparse production table stays so
         for code in draw_codes(draw, max_num_reqs - len(hist.live), _REQUEST_CODES, "fill"):
             add(code)
     hist.removed = [r for r in hist.removed if r not in hist.live]

@@ -272,6 +272,24 @@ CORNERS: tuple[Corner, ...] = (
         0.02,
         lambda c: max(_slots(c), default=0) > 255,
     ),
+    *(
+        Corner(
+            "batch_cases",
+            f"a batch of {lo:,}-{hi:,} requests",
+            0.015,  # the explicit example and a random draw
+            lambda c, lo=lo, hi=hi: lo <= len(c.num_scheduled_tokens) <= hi,
+        )
+        for lo, hi in ((255, 257), (511, 513), (1023, 1024))
+    ),
+    Corner(
+        "batch_cases", "a batch of 513+ requests", 0.02, lambda c: len(c.num_scheduled_tokens) > 512
+    ),
+    Corner(
+        "batch_cases",
+        "a production table at exact capacity (255+ requests scheduled)",
+        0.03,
+        lambda c: len(c.num_scheduled_tokens) == c.max_num_reqs >= 255,
+    ),
     Corner(
         "batch_cases",
         "a vLLM server id (prefix-...-<8 hex>)",

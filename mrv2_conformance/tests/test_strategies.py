@@ -101,3 +101,37 @@ def test_cases_shrink_to_one_request():
     smallest = find(batch_cases(), lambda c: True, settings=settings(database=None))
     assert len(smallest.num_scheduled_tokens) == 1
     assert len(smallest.history.ops) == 1
+
+
+def test_max_batch_requests_bounds_every_drawn_batch():
+    """--max-batch-requests: no drawn batch and no explicit example schedules more
+    requests; at the default, the full production tables are explicit examples."""
+    from mrv2_conformance.strategies import limits
+    from mrv2_conformance.strategies.batches import FULL_TABLES, production_cases
+
+    before = limits.max_batch_requests()
+    try:
+        limits.configure_batches(64)
+        assert max(len(c.num_scheduled_tokens) for c in production_cases()) <= 64
+
+        @settings(max_examples=300, derandomize=True, database=None)
+        @given(case=batch_cases())
+        def bounded(case):
+            assert len(case.num_scheduled_tokens) <= 64
+
+        bounded()
+        limits.configure_batches(limits.MAX_BATCH_REQUESTS)
+        sizes = {len(c.num_scheduled_tokens) for c in production_cases()}
+        assert sizes >= set(FULL_TABLES)
+        # Random draws fill production tables too, not only the explicit examples.
+        find(batch_cases(), lambda c: len(c.num_scheduled_tokens) > 512)
+    finally:
+        limits.configure_batches(before)
+
+
+def test_a_bad_max_batch_requests_is_a_usage_error():
+    from mrv2_conformance.tests.helpers import run_suite
+
+    proc = run_suite("mrv2_conformance/conformance/test_ordering.py", "--max-batch-requests", "0")
+    assert proc.returncode == 4, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "--max-batch-requests must be a positive int, got 0" in proc.stderr
