@@ -17,13 +17,13 @@ Its state lives on the config (``session``), and up-front checks of the command 
 from __future__ import annotations
 
 import random
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mrv2_conformance.contract import FAMILIES
+from mrv2_conformance.plugin import batches
 from mrv2_conformance.plugin.session import (
     RUN_KEY,
     Run,
@@ -39,7 +39,6 @@ from mrv2_conformance.plugin.target import DEFAULT_TARGET, TARGET_ENV_VAR
 # docs/usage.md, "Hangs"): a call that takes 60 s has hung.
 DEFAULT_TARGET_TIMEOUT_S = 60.0
 DEVICE_ENV_VAR = "MRV2_CONFORMANCE_DEVICE"  # also read by plugin/devices.py
-BATCH_ENV_VAR = "MRV2_CONFORMANCE_MAX_BATCH_REQUESTS"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -83,7 +82,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--replay",
         default=None,
         metavar="DIR|URL",
-        help="run only the examples stored in this database (--save-failures, a campaign)",
+        help="run only the examples stored in this database (a campaign's)",
     )
     group.addoption(
         "--reproduce",
@@ -99,15 +98,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help=f"accelerator tested besides cpu: cuda, npu, cuda:1 ... (default ${DEVICE_ENV_VAR}, "
         "else cuda if visible, else the simulated simdev); named, it must be visible",
     )
-    group.addoption(
-        "--max-batch-requests",
-        default=None,
-        type=int,
-        metavar="N",
-        help="the most requests a drawn batch schedules in one step: production tables "
-        f"up to N slots are filled to capacity now and then (default ${BATCH_ENV_VAR}, "
-        "else 1024, vLLM's largest max_num_seqs)",
-    )
+    batches.add_option(group)
     group.addoption(
         "--target-timeout",
         default=DEFAULT_TARGET_TIMEOUT_S,
@@ -117,26 +108,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "seconds, and go on; later calls of that function fail at once "
         f"(default {DEFAULT_TARGET_TIMEOUT_S:g}; 0 disables)",
     )
-
-
-def _configure_batches(config: pytest.Config) -> None:
-    """--max-batch-requests (or its environment variable) for this process's strategies,
-    before any test module builds its explicit examples."""
-    from mrv2_conformance.strategies import limits
-
-    value = config.getoption("--max-batch-requests")
-    if value is None:
-        raw = os.environ.get(BATCH_ENV_VAR, "").strip()
-        try:
-            value = int(raw) if raw else limits.MAX_BATCH_REQUESTS
-        except ValueError:
-            raise pytest.UsageError(
-                f"${BATCH_ENV_VAR} must be a positive int, got {raw!r}"
-            ) from None
-    try:
-        limits.configure_batches(value)
-    except ValueError as exc:
-        raise pytest.UsageError(str(exc)) from None
 
 
 def _suite_requested(config: pytest.Config) -> bool:
@@ -218,7 +189,7 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     if not _start(config):  # an xdist worker starts here: the controller checked
         return
-    _configure_batches(config)
+    batches.configure(config)
     from hypothesis import settings
     from mrv2_conformance.plugin import (
         campaign,
