@@ -276,18 +276,20 @@ CORNERS: tuple[Corner, ...] = (
         Corner(
             "batch_cases",
             f"a batch of {lo:,}-{hi:,} requests",
-            0.015,  # the explicit example and a random draw
+            # Hypothesis 6.130 (the oldest corner) draws none at random in 100: the
+            # explicit example holds the corner (3-4% with 6.170).
+            0.005,
             lambda c, lo=lo, hi=hi: lo <= len(c.num_scheduled_tokens) <= hi,
         )
         for lo, hi in ((255, 257), (511, 513), (1023, 1024))
     ),
     Corner(
-        "batch_cases", "a batch of 513+ requests", 0.02, lambda c: len(c.num_scheduled_tokens) > 512
+        "batch_cases", "a batch of 513+ requests", 0.01, lambda c: len(c.num_scheduled_tokens) > 512
     ),
     Corner(
         "batch_cases",
         "a production table at exact capacity (255+ requests scheduled)",
-        0.03,
+        0.01,
         lambda c: len(c.num_scheduled_tokens) == c.max_num_reqs >= 255,
     ),
     Corner(
