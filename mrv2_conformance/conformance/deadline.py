@@ -14,6 +14,7 @@ The slowest call of each function is kept, so a report can say how close a targe
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import mmap
 import os
@@ -21,7 +22,7 @@ import signal
 import threading
 import time
 from pathlib import Path
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -61,6 +62,9 @@ class _Watch:
         self.fired: str | None = None
         self.hung: dict[str, str] = {}  # function -> what happened
         self.slowest: dict[str, float] = {}
+        # Functions with a call in this run that returned (or raised) instead of ending
+        # its process: their later calls pass no gate (_first_call).
+        self.survived: set[str] = set()
         self.thread: threading.Thread | None = None
         # What a hang raises: TargetTimeout, a BaseException, so that Hypothesis does not
         # retry the call; a campaign asks for an Exception (plugin/campaign.py).
@@ -186,6 +190,39 @@ def adopt_dead_calls() -> None:
             )
 
 
+@contextlib.contextmanager
+def _first_call(name: str) -> Iterator[None]:
+    """A function's first call in the run, one process at a time. Under xdist every
+    worker starts on the same functions within moments: a call that kills its process
+    would end both workers at once, and xdist's controller, still handing the first
+    one's tests to the second, stops with an INTERNALERROR instead of a verdict. The
+    others wait on a lock the kernel releases when its holder dies, then find its
+    death in the ledger and fail the function at once. A call that kills its process
+    only on some later input is not gated."""
+    folder = os.environ.get(CALLS_DIR_ENV)
+    if name in WATCH.survived or not folder:
+        yield
+        return
+    survived = Path(folder) / f"{name}.survived"
+    if survived.exists():
+        WATCH.survived.add(name)
+        yield
+        return
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no gate
+        yield
+        return
+    with open(Path(folder) / f"{name}.first", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        adopt_dead_calls()
+        try:
+            yield
+        finally:  # still alive: the call returned, raised, or hung and was stopped
+            survived.touch()
+            WATCH.survived.add(name)
+
+
 def configure(seconds: float) -> None:
     """The per-call deadline in seconds (0: none)."""
     WATCH.seconds = max(0.0, float(seconds))
@@ -205,11 +242,20 @@ def take_slowest() -> tuple[str, float] | None:
     return name, took
 
 
-def guarded(target: str, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` (the target's ``name``) under the deadline, in the main thread only."""
+def guarded(
+    target: str, name: str, fn: Callable[..., Any], gate: bool = True
+) -> Callable[..., Any]:
+    """``fn`` (the target's ``name``) under the deadline, in the main thread only; its
+    first call in the run one process at a time (``gate``, _first_call)."""
 
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
+        if gate and name not in WATCH.survived:
+            with _first_call(name):
+                return _call(*args, **kwargs)
+        return _call(*args, **kwargs)
+
+    def _call(*args: Any, **kwargs: Any) -> Any:
         earlier = WATCH.hung.get(name)
         if earlier is not None:
             raise WATCH.hang_exception(f"{earlier}; not called again in this process")
@@ -241,7 +287,7 @@ def call_once_within(
     saved = WATCH.seconds
     configure(seconds)
     try:
-        return guarded(target, name, fn)(*args)
+        return guarded(target, name, fn, gate=False)(*args)
     finally:
         configure(saved)
         WATCH.hung.pop(name, None)
