@@ -23,7 +23,7 @@ import threading
 import time
 from pathlib import Path
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
@@ -208,19 +208,35 @@ def _first_call(name: str) -> Iterator[None]:
         WATCH.survived.add(name)
         yield
         return
-    try:
-        import fcntl
-    except ImportError:  # not POSIX: no gate
+    lock = _open_gate(Path(folder) / f"{name}.first")
+    if lock is None:  # no gate: not POSIX, or the folder is gone
         yield
         return
-    with open(Path(folder) / f"{name}.first", "a") as lock:
+    with lock:
+        import fcntl
+
         fcntl.flock(lock, fcntl.LOCK_EX)
         adopt_dead_calls()
         try:
             yield
         finally:  # still alive: the call returned, raised, or hung and was stopped
-            survived.touch()
             WATCH.survived.add(name)
+            with contextlib.suppress(OSError):
+                survived.touch()
+
+
+def _open_gate(path: Path) -> IO[str] | None:
+    """The gate's lock file, or None where there can be none: no fcntl (not POSIX), or
+    the run's folder is gone (a campaign's forked worker can outlive it). Opened here,
+    not in _first_call's handlers: an exception of the call must not carry this one."""
+    try:
+        import fcntl  # noqa: F401
+    except ImportError:
+        return None
+    try:
+        return open(path, "a")  # the caller closes it
+    except OSError:
+        return None
 
 
 def configure(seconds: float) -> None:
