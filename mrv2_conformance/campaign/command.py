@@ -20,6 +20,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 DEFAULT_DATABASE = ".mrv2-campaign"
@@ -27,6 +28,7 @@ STATEFUL = "mrv2_conformance.campaign.stateful"
 # After the budget: HypoFuzz's processes get SIGTERM (campaign/fuzz.py ends each
 # quietly), then SIGKILL after this long.
 STOP_GRACE_S = 15.0
+POLL_S = 1.0  # how often --exitfirst looks for a find in the database
 INSTALL_HINT = (
     "campaigns need HypoFuzz (AGPL-3.0, an optional extra): "
     "pip install 'mrv2-conformance[campaign]'"
@@ -54,6 +56,12 @@ def parser() -> argparse.ArgumentParser:
         metavar="DIR|URL",
         help="where finds (and HypoFuzz's corpus) are kept: a directory, or a Redis "
         f"server every machine shares (redis://host:port/db) (default {DEFAULT_DATABASE})",
+    )
+    p.add_argument(
+        "-x",
+        "--exitfirst",
+        action="store_true",
+        help="stop at the first find, within the budget (a time to find)",
     )
     p.add_argument("--dashboard", action="store_true", help="serve HypoFuzz's dashboard")
     p.add_argument("--port", type=int, default=9999, help="the dashboard's port")
@@ -92,19 +100,29 @@ def check(args: argparse.Namespace) -> None:
         raise UsageError(f"--database {args.database}: is a file, not an example database")
 
 
-def fuzz(args: argparse.Namespace, collect_with: list[str]) -> bool:
-    """Run HypoFuzz in its own process group for the budget; the group is stopped
-    after it (HypoFuzz itself runs until every property has failed). Whether the
-    campaign was interrupted (Ctrl-C): what it found so far is reported all the same."""
+def fuzz(
+    args: argparse.Namespace,
+    collect_with: list[str],
+    found: Callable[[], bool] | None = None,
+) -> bool:
+    """Run HypoFuzz in its own process group for the budget, or until ``found()``
+    says there is a find (polled); the group is stopped after it (HypoFuzz itself runs
+    until every property has failed). Whether the campaign was interrupted (Ctrl-C):
+    what it found so far is reported all the same."""
     dashboard = ["--dashboard", "--port", str(args.port)] if args.dashboard else ["--no-dashboard"]
     cmd = [sys.executable, "-m", "mrv2_conformance.campaign.fuzz"]
     cmd += ["-n", str(args.processes), *dashboard, "--", *collect_with]
     proc = subprocess.Popen(cmd, start_new_session=True)
     interrupted = False
+    deadline = time.monotonic() + args.seconds
     try:
-        proc.wait(timeout=args.seconds)
-    except subprocess.TimeoutExpired:
-        pass
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                proc.wait(timeout=left if found is None else min(left, POLL_S))
+                break
+            except subprocess.TimeoutExpired:
+                if found is not None and found():
+                    break
     except KeyboardInterrupt:
         interrupted = True
     _stop(proc)
@@ -195,6 +213,12 @@ def main(argv: list[str]) -> int:
         )
         return 5
     since = time.time()
-    if fuzz(args, collect_with):
+    found = None
+    if args.exitfirst:
+        from hypothesis import settings
+
+        database = settings().database  # the campaign's (--save-failures configured it)
+        found = lambda: findings.found_since(targets, database, since)  # noqa: E731
+    if fuzz(args, collect_with, found):
         print(f"\ninterrupted after {time.time() - since:.0f} s", file=sys.stderr)
     return report(args, targets, since, target_name(args.target))

@@ -97,6 +97,26 @@ def read(targets: Sequence[Any], database: Any, *, since: float = 0.0) -> list[P
     return rows
 
 
+def found_since(targets: Sequence[Any], database: Any, since: float) -> bool:
+    """Whether a find (a shrunk failure whose last run failed) was recorded at or after
+    ``since`` for any of ``targets``: ``campaign --exitfirst`` polls it."""
+    from hypofuzz.database import FailureState, HypofuzzDatabase
+
+    db = HypofuzzDatabase(database)
+    shrunk = db.failures(state=FailureState.SHRUNK)
+    observed = db.failure_observations(state=FailureState.SHRUNK)
+    for target in targets:
+        for choices in shrunk.fetch(target.database_key):
+            observation = observed.fetch(target.database_key, choices)
+            if (
+                observation is not None
+                and observation.status.value == "failed"
+                and observation.run_start >= since
+            ):
+                return True
+    return False
+
+
 def headline(observation: Any, width: int = 240) -> str:
     """The failure in one line: the first line of the exception pytest shows (its
     ``E`` lines), the first contract failure where several were raised together."""

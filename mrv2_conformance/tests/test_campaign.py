@@ -126,6 +126,18 @@ def test_a_hanging_call_is_a_find_and_the_campaign_goes_on(tmp_path):
 
 
 @needs_hypofuzz
+def test_exitfirst_stops_the_campaign_at_its_first_find(tmp_path):
+    """--exitfirst: the campaign ends soon after its first find, well within a budget
+    that the same campaign without it spends whole, and reports the find."""
+    database = str(tmp_path / "db")
+    args = ("--seconds", "300", "-n", "1", "--database", database, "--target", MUTANT)
+    code, out = finished(campaign(*args, "--exitfirst", "-k", SORT, cwd=tmp_path))
+    assert code == 1 and re.search(FIRST_FIND, out, re.M), out[-3000:]
+    took = re.search(r"^campaign: 1 properties of .*? examples in (\d+) s", out, re.M)
+    assert took and int(took.group(1)) < 120, out[-3000:]
+
+
+@needs_hypofuzz
 def test_a_bad_database_and_an_empty_selection_are_one_line(tmp_path):
     from mrv2_conformance.campaign.server import free_port
 
@@ -206,3 +218,21 @@ def test_every_property_is_keyed_by_its_node_id(tmp_path):
     finally:
         inner._hypothesis_internal_add_digest = before
     assert list(DirectoryBasedExampleDatabase(str(db)).fetch(key)), "not keyed by its node id"
+
+
+def test_time_to_find_hunts_one_mutant_per_boundary_and_refuses_others(capsys):
+    """campaign/time_to_find.py: each boundary's mutant exists, no mutant serves two
+    boundaries, and a --mutant that is not one of them is a usage error naming it."""
+    import importlib
+
+    from mrv2_conformance.campaign import time_to_find
+
+    mutants = [m for _, m in time_to_find.BOUNDARIES]
+    assert len(set(mutants)) == len(mutants)
+    for mutant in mutants:
+        module = importlib.import_module(f"mrv2_conformance.tests.mutants.{mutant}")
+        assert module.__doc__, mutant
+    with pytest.raises(SystemExit) as stop:
+        time_to_find.main(["--mutant", "m_not_a_boundary", "--campaign-seconds", "1"])
+    assert stop.value.code == 2
+    assert "--mutant m_not_a_boundary: not a boundary mutant" in capsys.readouterr().err
