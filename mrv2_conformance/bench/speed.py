@@ -10,7 +10,7 @@ profile), timed by wall clock, median of ``--repeats`` after one warm-up, old an
 alternated so that machine noise hits both alike. The baseline is checked out from git
 into a temporary directory and imported from there (a path shim maps
 ``mrv2_conformance`` onto it), with this environment's packages. The issue's goals
-(issue 14) are printed beside the figures; nothing here is a test, and nothing fails
+(issue 33) are printed beside the figures; nothing here is a test, and nothing fails
 on a slow machine.
 """
 
@@ -193,14 +193,16 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['baseline_s'] / r['current_s']:>8.2f}x"
         )
     by = {r["run"]: r["current_s"] for r in rows}
-    print("\ngoals (issue 14), this version:")
-    print(f"  ci conformance serial <= 6 s: {by['serial']:.2f} s")
-    print(f"  -n 2 >= 1.5x faster than serial: {by['serial'] / by['-n 2']:.2f}x")
+    # Issue 33's goals, which replace issue 14's: the suite grew the device families
+    # (every device property twice) and production-size batches since.
+    print("\ngoals (issue 33, against 60e4bed's 9.8 s), this version:")
+    print(f"  ci conformance serial <= 9.8 s (aim: 8 s): {by['serial']:.2f} s")
+    print(f"  -n 2 >= 1.6x faster than serial: {by['serial'] / by['-n 2']:.2f}x")
     if args.shared:
         shared_ratio = by["serial (1 busy CPU beside)"] / by["-n 2 (1 busy CPU beside)"]
         print(f"  -n 2 never slower than serial on a shared machine: {shared_ratio:.2f}x")
     if args.dev_test:
-        print(f"  ./dev test <= 240 s: {by['./dev test (-n 2)']:.0f} s")
+        print(f"  ./dev test <= 240 s (issue 14's goal): {by['./dev test (-n 2)']:.0f} s")
     args.json.parent.mkdir(exist_ok=True)
     args.json.write_text(
         json.dumps(
