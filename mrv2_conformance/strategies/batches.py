@@ -12,7 +12,7 @@ from hypothesis import event, example
 from hypothesis import strategies as st
 from mrv2_conformance.impl._checks import INT32_MAX
 from mrv2_conformance.contract import SchedulerBatch
-from mrv2_conformance.strategies.ids import draw_fresh_id, id_schemes, make_fresh
+from mrv2_conformance.strategies.ids import ID_SCHEMES, draw_fresh_id, make_fresh
 from mrv2_conformance.strategies.limits import allows, max_batch_requests, max_model_len
 from mrv2_conformance.strategies.slot_tables import (
     SMALL_TABLE,
@@ -20,7 +20,7 @@ from mrv2_conformance.strategies.slot_tables import (
     draw_codes,
     draw_table_size,
     int_range,
-    slot_histories,
+    histories,
 )
 
 BATCH_KINDS = ("decode", "prefill", "mixed", "spec_decode")
@@ -131,7 +131,7 @@ def batch_cases(
     # a case of their own: every slot index in use).
     scope = draw(_SCOPE, label="scheduled")
     hist = draw(
-        slot_histories(state=state, max_num_reqs=size, end_full=scope == "full_table"),
+        histories(state=state, max_num_reqs=size, end_full=scope == "full_table"),
         label="history",
     )
     drawn_spec = draw(_NUM_SPEC, label="num_speculative_tokens")
@@ -181,6 +181,19 @@ def batch_cases(
     return case
 
 
+@functools.cache
+def batches(kinds: tuple[str, ...] = BATCH_KINDS) -> st.SearchStrategy[BatchCase]:
+    """``batch_cases(kinds)``, built once per argument, for strategies that draw a
+    batch at every example (a composite strategy built at each draw is validated at
+    each draw, which cost as much as drawing it)."""
+    return batch_cases(kinds)
+
+
+_MISSING_SHAPE = st.sampled_from(MISSING_SHAPES)
+_NUM_MISSING = st.integers(2, 4)
+_MISSING_TOKENS = st.integers(1, 8)
+
+
 @st.composite
 def missing_id_cases(draw: st.DrawFn) -> BatchCase:
     """A batch that schedules ids absent from the slot table: one, several, or only
@@ -188,18 +201,18 @@ def missing_id_cases(draw: st.DrawFn) -> BatchCase:
     ids removed earlier where the history has some, else never-seen ids. Their token
     counts copy a present request's now and then, so that they tie with it in the
     batch order and land between present ids, not only after them."""
-    case = draw(batch_cases())
-    shape = draw(st.sampled_from(MISSING_SHAPES), label="missing_shape")
+    case = draw(batches())
+    shape = draw(_MISSING_SHAPE, label="missing_shape")
     items = [] if shape == "all" else list(case.num_scheduled_tokens.items())
     # A batch of missing ids only is a lone id half the time: an aligned choice, so
     # the one-request batch keeps its share whatever else biases integer draws.
     lone = shape == "all" and draw(_BOOL, label="lone_missing_id") is True
-    count = 1 if shape == "one" or lone else draw(st.integers(2, 4), label="num_missing")
+    count = 1 if shape == "one" or lone else draw(_NUM_MISSING, label="num_missing")
     removed = [r for r in case.history.removed if r not in case.num_scheduled_tokens]
     missing: list[str] = []
     for _ in range(count):
         if removed and draw(_BOOL, label="missing_was_removed") is True:
-            req_id = removed.pop(draw(st.integers(0, len(removed) - 1), label="removed_id"))
+            req_id = removed.pop(draw(int_range(0, len(removed) - 1), label="removed_id"))
         else:
             req_id = draw_fresh_id(
                 draw,
@@ -207,10 +220,10 @@ def missing_id_cases(draw: st.DrawFn) -> BatchCase:
                 label="missing_id",
             )
         if items and draw(_BOOL, label="missing_ties_a_present_request") is True:
-            tokens = items[draw(st.integers(0, len(items) - 1), label="tie_with")][1]
+            tokens = items[draw(int_range(0, len(items) - 1), label="tie_with")][1]
         else:
-            tokens = draw(st.integers(1, 8), label="missing_tokens")
-        items.insert(draw(st.integers(0, len(items)), label="missing_position"), (req_id, tokens))
+            tokens = draw(_MISSING_TOKENS, label="missing_tokens")
+        items.insert(draw(int_range(0, len(items)), label="missing_position"), (req_id, tokens))
         missing.append(req_id)
     num = dict(items)
     drafts = {r: d for r, d in case.draft_tokens.items() if r not in missing}
@@ -405,7 +418,7 @@ def sort_cases(draw: st.DrawFn) -> SortCase:
     # below 17 elements) in a quarter of the cases.
     large = draw(_SORT_SIZE, label="sort_size") == "large"
     n = draw(_LARGE_SORT if large else _SMALL_SORT, label="num_ids")
-    scheme = draw(id_schemes(), label="ids")
+    scheme = draw(ID_SCHEMES, label="ids")
     num: dict[str, int] = {}
     drafts: dict[str, list[int]] = {}
     for i, code in enumerate(draw_codes(draw, n, _SORT_ID_CODES, "sort_ids", width=1)):

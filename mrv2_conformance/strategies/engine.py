@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from hypothesis import strategies as st
 from mrv2_conformance.impl._checks import INT32_MAX
-from mrv2_conformance.strategies.ids import IdScheme, id_schemes
+from mrv2_conformance.strategies.ids import ID_SCHEMES, IdScheme
 from mrv2_conformance.strategies.limits import allows
 from mrv2_conformance.strategies.slot_tables import _blob
 
@@ -65,7 +65,7 @@ def deployments(draw: st.DrawFn, small_tables: bool = False) -> Deployment:
     budget = draw(_BUDGET, label="max_num_batched_tokens")
     num_spec = draw(_NUM_SPEC, label="num_speculative_tokens")
     world = draw(_WORLD, label="pcp_world_size")
-    ids = draw(id_schemes(), label="ids")
+    ids = draw(ID_SCHEMES, label="ids")
     # PCP does not take drafts (CONTRACT F3): a PCP deployment speculates not.
     world = world if allows("pcp") else 1
     num_spec = num_spec if world == 1 and allows("drafts") else 0

@@ -142,3 +142,8 @@ def id_schemes(draw: st.DrawFn) -> IdScheme:
     return IdScheme(
         style, prefix if text else "", base if style != "text" else 0, repeat if text else 1
     )
+
+
+# The one id_schemes() the other strategies draw from: a composite strategy built at
+# each draw is validated at each draw, which cost as much as drawing it.
+ID_SCHEMES = id_schemes()

@@ -9,13 +9,14 @@ slot), and ``placeholder_examples``: a rank with nothing to do at every W >= 2.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
 from hypothesis import event, example
 from hypothesis import strategies as st
-from mrv2_conformance.strategies.batches import BatchCase, batch_cases
+from mrv2_conformance.strategies.batches import BatchCase, batches
 from mrv2_conformance.strategies.slot_tables import SlotHistory
 
 MAX_WORLD_SIZE = 8
@@ -29,11 +30,16 @@ class PcpCase:
     world_size: int
 
 
+@functools.cache
+def _world_sizes(world_sizes: tuple[int, ...]) -> st.SearchStrategy[int]:
+    return st.sampled_from(world_sizes)
+
+
 @st.composite
 def pcp_cases(draw: st.DrawFn, world_sizes: tuple[int, ...] = WORLD_SIZES) -> PcpCase:
     # The world size is the first choice: drawn before the batch it spreads evenly.
-    world_size = draw(st.sampled_from(world_sizes), label="pcp_world_size")
-    case = draw(batch_cases(kinds=("prefill", "mixed", "decode")))
+    world_size = draw(_world_sizes(world_sizes), label="pcp_world_size")
+    case = draw(batches(("prefill", "mixed", "decode")))
     event(f"pcp_world_size: {world_size}")
     return PcpCase(case, world_size)
 
@@ -73,10 +79,15 @@ def placeholder_case(world_size: int, prefill_lens: tuple[int, ...]) -> PcpCase:
     return PcpCase(case, world_size)
 
 
+@functools.cache
+def _chunk_lens(world_size: int) -> st.SearchStrategy[list[int]]:
+    return st.lists(st.integers(1, world_size - 1), min_size=1, max_size=4)
+
+
 @st.composite
 def placeholder_cases(draw: st.DrawFn) -> PcpCase:
-    world_size = draw(st.sampled_from(WORLD_SIZES[1:]), label="pcp_world_size")
-    lens = draw(st.lists(st.integers(1, world_size - 1), min_size=1, max_size=4), label="q")
+    world_size = draw(_world_sizes(WORLD_SIZES[1:]), label="pcp_world_size")
+    lens = draw(_chunk_lens(world_size), label="q")
     return placeholder_case(world_size, tuple(lens))
 
 

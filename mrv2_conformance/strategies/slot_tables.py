@@ -16,7 +16,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 from mrv2_conformance.impl._checks import INT32_MAX
-from mrv2_conformance.strategies.ids import id_schemes, make_fresh
+from mrv2_conformance.strategies.ids import ID_SCHEMES, make_fresh
 from mrv2_conformance.strategies.limits import max_batch_requests, max_model_len
 
 # (op, req_id, prefill_len, num_computed_tokens); remove ops carry zeros.
@@ -187,7 +187,7 @@ def slot_histories(
     if max_num_reqs is None:
         max_num_reqs = max(min_live, draw_table_size(draw))
     hist = SlotHistory(max_num_reqs, [])
-    ids = draw(id_schemes(), label="ids")
+    ids = draw(ID_SCHEMES, label="ids")
     # A full table is a case of its own; so are production magnitudes.
     start_full, (scale, base) = draw(_START, label="start_full_and_magnitude")
     limit = max_model_len()
@@ -249,3 +249,14 @@ def slot_histories(
             add(code)
     hist.removed = [r for r in hist.removed if r not in hist.live]
     return hist
+
+
+@functools.cache
+def histories(**kwargs: Any) -> st.SearchStrategy[SlotHistory]:
+    """``slot_histories(**kwargs)``, built once per argument set, for strategies that
+    draw a history at every example (a composite strategy built at each draw is
+    validated at each draw, which cost as much as drawing it)."""
+    return slot_histories(**kwargs)
+
+
+TABLE_SIZES = table_sizes()

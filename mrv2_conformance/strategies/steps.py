@@ -5,6 +5,7 @@ computed tokens, and schedules the running and new ones."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,7 +13,7 @@ from hypothesis import event
 from hypothesis import strategies as st
 from mrv2_conformance.contract import NewRequest, SchedulerBatch
 from mrv2_conformance.impl._checks import INT32_MAX
-from mrv2_conformance.strategies.batches import batch_cases
+from mrv2_conformance.strategies.batches import batches
 from mrv2_conformance.strategies.ids import make_fresh
 from mrv2_conformance.strategies.slot_tables import SlotHistory, decode_request, draw_codes
 
@@ -20,6 +21,7 @@ from mrv2_conformance.strategies.slot_tables import SlotHistory, decode_request,
 # at all (the last step's count), by a step's worth, or by a long way.
 _ADVANCE = (0, 0, 0, 1, 3, 100, 2**15, 2**16 + 1, 2**24 + 1)
 _MAX_NEW = 4
+_NUM_NEW = st.integers(0, _MAX_NEW)
 
 
 @dataclass(frozen=True)
@@ -66,10 +68,15 @@ def _default_shape(draw: st.DrawFn) -> str:
     return "past capacity" if draw(_BOOL, label="step_past_capacity") else "unknown cached id"
 
 
+@functools.cache
+def _shapes(shapes: tuple[str, ...]) -> st.SearchStrategy[str]:
+    return st.sampled_from(shapes)
+
+
 @st.composite
 def step_cases(draw: st.DrawFn, shapes: tuple[str, ...] | None = None) -> StepCase:
-    case = draw(batch_cases())
-    shape = draw(st.sampled_from(shapes), label="step_shape") if shapes else _default_shape(draw)
+    case = draw(batches())
+    shape = draw(_shapes(shapes), label="step_shape") if shapes else _default_shape(draw)
     hist, num = case.history, dict(case.num_scheduled_tokens)
     drafts = dict(case.draft_tokens)
     live = list(hist.live)
@@ -87,7 +94,7 @@ def step_cases(draw: st.DrawFn, shapes: tuple[str, ...] | None = None) -> StepCa
     if draw(_BOOL, label="finish_an_unknown_id"):
         finished.append(make_fresh("never-seen", taken))
     free = hist.max_num_reqs - len(live) + len([r for r in finished if r in hist.live])
-    want = draw(st.integers(0, _MAX_NEW), label="num_new")
+    want = draw(_NUM_NEW, label="num_new")
     count = free + 1 if shape == "past capacity" else min(want, free)
     new, budget_extra = [], 0
     reuse = [r for r in hist.removed if r not in num]
