@@ -19,8 +19,9 @@ from mrv2_conformance.strategies.slot_tables import (
     SlotHistory,
     draw_codes,
     draw_table_size,
-    int_range,
     histories,
+    int_range,
+    sampled,
 )
 
 BATCH_KINDS = ("decode", "prefill", "mixed", "spec_decode")
@@ -75,11 +76,6 @@ _SPARE = st.integers(0, 8)
 
 
 @functools.cache
-def _sampled(values: tuple[str, ...]) -> st.SearchStrategy[str]:
-    return st.sampled_from(values)
-
-
-@functools.cache
 def _permutation_codes(n: int) -> st.SearchStrategy[int]:
     return st.integers(0, math.factorial(n) - 1)
 
@@ -122,7 +118,7 @@ def batch_cases(
 ) -> BatchCase:
     # Choices that only some kinds use are drawn for every kind (slot_tables: aligned
     # choices).
-    kind = draw(_sampled(kinds), label="kind")
+    kind = draw(sampled(kinds), label="kind")
     # Half the spec-decode batches are all decodes, so every request may draft.
     spec_state = draw(_SPEC_STATE, label="spec_decode_state")
     state = spec_state if kind == "spec_decode" else _STATE_FOR_KIND[kind]
@@ -183,9 +179,8 @@ def batch_cases(
 
 @functools.cache
 def batches(kinds: tuple[str, ...] = BATCH_KINDS) -> st.SearchStrategy[BatchCase]:
-    """``batch_cases(kinds)``, built once per argument, for strategies that draw a
-    batch at every example (a composite strategy built at each draw is validated at
-    each draw, which cost as much as drawing it)."""
+    """``batch_cases(kinds)``, built once per argument (as ``slot_tables.int_range``),
+    for strategies that draw a batch at every example."""
     return batch_cases(kinds)
 
 

@@ -144,6 +144,6 @@ def id_schemes(draw: st.DrawFn) -> IdScheme:
     )
 
 
-# The one id_schemes() the other strategies draw from: a composite strategy built at
-# each draw is validated at each draw, which cost as much as drawing it.
+# The one id_schemes() the other strategies draw from: built once, as
+# slot_tables.int_range explains.
 ID_SCHEMES = id_schemes()

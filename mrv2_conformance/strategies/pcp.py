@@ -17,7 +17,7 @@ from typing import TypeVar
 from hypothesis import event, example
 from hypothesis import strategies as st
 from mrv2_conformance.strategies.batches import BatchCase, batches
-from mrv2_conformance.strategies.slot_tables import SlotHistory
+from mrv2_conformance.strategies.slot_tables import SlotHistory, sampled
 
 MAX_WORLD_SIZE = 8
 WORLD_SIZES = tuple(range(1, MAX_WORLD_SIZE + 1))
@@ -30,15 +30,10 @@ class PcpCase:
     world_size: int
 
 
-@functools.cache
-def _world_sizes(world_sizes: tuple[int, ...]) -> st.SearchStrategy[int]:
-    return st.sampled_from(world_sizes)
-
-
 @st.composite
 def pcp_cases(draw: st.DrawFn, world_sizes: tuple[int, ...] = WORLD_SIZES) -> PcpCase:
     # The world size is the first choice: drawn before the batch it spreads evenly.
-    world_size = draw(_world_sizes(world_sizes), label="pcp_world_size")
+    world_size = draw(sampled(world_sizes), label="pcp_world_size")
     case = draw(batches(("prefill", "mixed", "decode")))
     event(f"pcp_world_size: {world_size}")
     return PcpCase(case, world_size)
@@ -86,7 +81,7 @@ def _chunk_lens(world_size: int) -> st.SearchStrategy[list[int]]:
 
 @st.composite
 def placeholder_cases(draw: st.DrawFn) -> PcpCase:
-    world_size = draw(_world_sizes(WORLD_SIZES[1:]), label="pcp_world_size")
+    world_size = draw(sampled(WORLD_SIZES[1:]), label="pcp_world_size")
     lens = draw(_chunk_lens(world_size), label="q")
     return placeholder_case(world_size, tuple(lens))
 

@@ -138,6 +138,12 @@ def int_range(lo: int, hi: int) -> st.SearchStrategy[int]:
     return st.integers(lo, hi)
 
 
+@functools.cache
+def sampled(values: tuple[Any, ...]) -> st.SearchStrategy[Any]:
+    """``st.sampled_from(values)``, built once per tuple (as ``int_range``)."""
+    return st.sampled_from(values)
+
+
 def draw_table_size(draw: st.DrawFn, label: str = "max_num_reqs") -> int:
     """max_num_reqs: 1-16 mostly, 17-64 now and then (size-dependent code paths: a
     sort or lookup that changes method past a threshold), and a production size
@@ -253,9 +259,8 @@ def slot_histories(
 
 @functools.cache
 def histories(**kwargs: Any) -> st.SearchStrategy[SlotHistory]:
-    """``slot_histories(**kwargs)``, built once per argument set, for strategies that
-    draw a history at every example (a composite strategy built at each draw is
-    validated at each draw, which cost as much as drawing it)."""
+    """``slot_histories(**kwargs)``, built once per argument set (as ``int_range``), for
+    strategies that draw a history at every example."""
     return slot_histories(**kwargs)
 
 

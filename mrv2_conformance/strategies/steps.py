@@ -5,7 +5,6 @@ computed tokens, and schedules the running and new ones."""
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,7 +14,12 @@ from mrv2_conformance.contract import NewRequest, SchedulerBatch
 from mrv2_conformance.impl._checks import INT32_MAX
 from mrv2_conformance.strategies.batches import batches
 from mrv2_conformance.strategies.ids import make_fresh
-from mrv2_conformance.strategies.slot_tables import SlotHistory, decode_request, draw_codes
+from mrv2_conformance.strategies.slot_tables import (
+    SlotHistory,
+    decode_request,
+    draw_codes,
+    sampled,
+)
 
 # How far a running request's computed tokens move with the step's update: mostly not
 # at all (the last step's count), by a step's worth, or by a long way.
@@ -68,15 +72,10 @@ def _default_shape(draw: st.DrawFn) -> str:
     return "past capacity" if draw(_BOOL, label="step_past_capacity") else "unknown cached id"
 
 
-@functools.cache
-def _shapes(shapes: tuple[str, ...]) -> st.SearchStrategy[str]:
-    return st.sampled_from(shapes)
-
-
 @st.composite
 def step_cases(draw: st.DrawFn, shapes: tuple[str, ...] | None = None) -> StepCase:
     case = draw(batches())
-    shape = draw(_shapes(shapes), label="step_shape") if shapes else _default_shape(draw)
+    shape = draw(sampled(shapes), label="step_shape") if shapes else _default_shape(draw)
     hist, num = case.history, dict(case.num_scheduled_tokens)
     drafts = dict(case.draft_tokens)
     live = list(hist.live)
